@@ -1,0 +1,54 @@
+"""Bearer tokens: Groundnote API keys, or JWTs (PyJWT) for hosted use. Both fail closed."""
+
+from __future__ import annotations
+
+import jwt
+
+from groundnote.auth.grants import find_by_token
+from groundnote.auth.principal import CHANNELS, Principal, parse_right
+from groundnote.config import AuthConfig
+from groundnote.store.database import Database
+
+__all__ = ["API_AUDIENCE", "APPROVAL_AUDIENCE", "authenticate"]
+
+API_AUDIENCE = "groundnote-api"
+APPROVAL_AUDIENCE = "groundnote-approval"
+
+
+def _from_jwt(token: str, config: AuthConfig) -> Principal | None:
+    if not config.jwt_secret:
+        return None
+    try:
+        claims = jwt.decode(
+            token,
+            config.jwt_secret,
+            algorithms=["HS256"],
+            audience=API_AUDIENCE,
+            issuer=config.jwt_issuer,
+            options={"require": ["exp", "sub", "aud"]},
+        )
+    except jwt.PyJWTError:
+        return None
+    try:
+        rights = {
+            scope: parse_right(right)
+            for scope, right in (item.split(":", 1) for item in claims.get("scopes", []))
+        }
+    except ValueError:
+        return None
+    channels = [c for c in claims.get("channels", ["mcp", "api"]) if c in CHANNELS and c != "approval"]
+    return Principal(
+        id=f"grant:jwt:{claims['sub']}",
+        org=str(claims.get("org_id", "local")),
+        channels=frozenset(channels),
+        rights=rights,
+    )
+
+
+def authenticate(instance: Database, token: str | None, config: AuthConfig, now: str) -> Principal | None:
+    """The principal behind a bearer token, or None: unknown, expired or unverifiable is anonymous."""
+    if not token:
+        return None
+    if token.count(".") == 2:
+        return _from_jwt(token, config)
+    return find_by_token(instance, token, now)

@@ -1,0 +1,99 @@
+-- core/0001: the scope file's identity, sources with attachments, rules with evidence and
+-- decisions, and the operation log (search_log, feedback) with the columns seed 000 §3.1 copies.
+CREATE TABLE meta (
+  scope TEXT CHECK (scope IS NULL OR (scope GLOB '[a-z]*' AND scope NOT GLOB '*[^a-z0-9-]*')),
+  schema_version INTEGER NOT NULL);
+INSERT INTO meta (scope, schema_version) VALUES (NULL, 1);
+
+CREATE TABLE source (                                  -- a mail or a meeting; immutable
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE CHECK (id GLOB 'mail:<?*>' OR id GLOB 'jamie:?*'),
+  kind TEXT NOT NULL CHECK (kind IN ('mail','meeting')),
+  title TEXT NOT NULL,                                 -- subject or meeting title
+  day TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+  sent_at TEXT CHECK (sent_at IS NULL OR sent_at GLOB '????-??-??T??:??:??*Z'),
+  sender TEXT,
+  recipients TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(recipients)),   -- to
+  cc TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(cc)),
+  in_reply_to TEXT,
+  refs TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(refs)),               -- References header
+  participants TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(participants)),
+  body TEXT NOT NULL,                                  -- body text or transcript
+  content_sha256 TEXT NOT NULL,
+  stored_at TEXT NOT NULL CHECK (stored_at GLOB '????-??-??T??:??:??*Z'),
+  stored_by TEXT NOT NULL,
+  CHECK ((kind = 'mail') = (id GLOB 'mail:*')));
+CREATE INDEX source_reply ON source(in_reply_to);
+
+CREATE TABLE source_attachment (
+  source_id TEXT NOT NULL REFERENCES source(id),
+  n INTEGER NOT NULL CHECK (n >= 1),
+  filename TEXT NOT NULL,
+  media_type TEXT NOT NULL,
+  size INTEGER NOT NULL CHECK (size >= 0),
+  sha256 TEXT NOT NULL,
+  text TEXT,
+  PRIMARY KEY (source_id, n));
+
+CREATE TABLE rule (                                    -- a statement never changes (append-only)
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,                             -- <scope>-0001
+  statement TEXT NOT NULL CHECK (length(trim(statement)) BETWEEN 1 AND 2000),
+  evidence_quote TEXT CHECK (evidence_quote IS NULL OR length(evidence_quote) <= 2000),
+  evidence_refs TEXT NOT NULL CHECK (json_valid(evidence_refs) AND json_type(evidence_refs) = 'array'),
+  valid_from TEXT NOT NULL CHECK (valid_from GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+  valid_to TEXT CHECK (valid_to IS NULL OR valid_to GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+  supersedes TEXT REFERENCES rule(id),
+  proposed_at TEXT NOT NULL CHECK (proposed_at GLOB '????-??-??T??:??:??*Z'),
+  proposed_by TEXT NOT NULL,
+  channel TEXT NOT NULL CHECK (channel IN ('mcp','api','cli','approval')),
+  CHECK (valid_to IS NULL OR valid_to >= valid_from),
+  CHECK (supersedes IS NULL OR supersedes <> id));
+CREATE TRIGGER rule_in_scope BEFORE INSERT ON rule
+WHEN NEW.id IS NOT (SELECT scope FROM meta) || '-' || printf('%04d', NEW.seq)
+BEGIN SELECT RAISE(ABORT, 'rule-id-not-in-scope'); END;
+
+CREATE TABLE rule_decision (                           -- rows, never updates
+  seq INTEGER PRIMARY KEY,
+  rule_id TEXT NOT NULL REFERENCES rule(id),
+  verdict TEXT NOT NULL CHECK (verdict IN ('adopt','reject','retract')),
+  reason TEXT,
+  decided_by TEXT NOT NULL,                            -- person:<name>, or policy:auto-adopt
+  decided_at TEXT NOT NULL CHECK (decided_at GLOB '????-??-??T??:??:??*Z'),
+  channel TEXT NOT NULL CHECK (channel IN ('mcp','api','cli','approval','policy')),
+  CHECK (verdict = 'adopt' OR length(trim(coalesce(reason, ''))) > 0),
+  CHECK (decided_by GLOB 'person:?*' OR (decided_by = 'policy:auto-adopt' AND verdict = 'adopt')
+         OR (verdict = 'retract' AND channel = 'mcp')));
+CREATE INDEX rule_decision_rule ON rule_decision(rule_id, seq);
+
+CREATE TABLE search_log (
+  id TEXT PRIMARY KEY,
+  at TEXT NOT NULL CHECK (at GLOB '????-??-??T??:??:??*Z'),
+  grant_id TEXT NOT NULL,
+  channel TEXT NOT NULL CHECK (channel IN ('mcp','api','cli','approval')),
+  operation TEXT NOT NULL CHECK (operation IN ('search','read_rule','list_rules','provenance',
+    'propose','list_proposals','list_rejected','decide','store_source','feedback','list_scopes','status')),
+  outcome TEXT NOT NULL,
+  cross_scope INTEGER NOT NULL DEFAULT 0 CHECK (cross_scope IN (0,1)),
+  refs TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(refs)),
+  terms TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(terms)),
+  variants TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(variants)),
+  stages TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(stages)),
+  input_sha256 TEXT NOT NULL);
+
+CREATE TABLE feedback (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  search_id TEXT NOT NULL REFERENCES search_log(id),
+  ref TEXT NOT NULL,
+  verdict TEXT NOT NULL CHECK (verdict IN ('useful','not-useful','wrong')),
+  given_by TEXT NOT NULL,
+  given_at TEXT NOT NULL CHECK (given_at GLOB '????-??-??T??:??:??*Z'));
+
+CREATE TRIGGER source_no_update BEFORE UPDATE ON source BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER source_no_delete BEFORE DELETE ON source BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER source_attachment_no_update BEFORE UPDATE ON source_attachment BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER source_attachment_no_delete BEFORE DELETE ON source_attachment BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER rule_no_update BEFORE UPDATE ON rule BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER rule_no_delete BEFORE DELETE ON rule BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER rule_decision_no_update BEFORE UPDATE ON rule_decision BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER rule_decision_no_delete BEFORE DELETE ON rule_decision BEGIN SELECT RAISE(ABORT, 'append-only'); END;

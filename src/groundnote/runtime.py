@@ -1,0 +1,64 @@
+"""The composition root: which subsystems live in which file, and which capabilities exist.
+
+Every surface starts from `open_runtime(home)`. A new subsystem adds its `SUBSYSTEM` (tables),
+its `CAPABILITIES` and `PROMPTS` here and touches no surface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from groundnote import core
+from groundnote.auth import Principal, authenticate
+from groundnote.capabilities import Capability, Registry
+from groundnote.config import Config, load_config
+from groundnote.domain.clock import Clock, SystemClock
+from groundnote.store import Home, Subsystem, load_migrations
+
+__all__ = ["INSTANCE_SUBSYSTEMS", "SCOPE_SUBSYSTEMS", "Runtime", "build_registry", "open_runtime"]
+
+INSTANCE_SUBSYSTEMS = [
+    Subsystem("instance", load_migrations("groundnote.store", "instance")),
+    Subsystem("auth", load_migrations("groundnote.auth", "auth")),
+]
+SCOPE_SUBSYSTEMS = [core.SUBSYSTEM]
+
+
+def build_registry() -> Registry:
+    return Registry([*core.CAPABILITIES])
+
+
+@dataclass
+class Runtime:
+    home: Home
+    config: Config
+    registry: Registry
+
+    def invoke(
+        self, cap: Capability[Any, Any], raw: Any, *, principal: Principal | None, channel: str
+    ) -> BaseModel:
+        return self.registry.invoke(self.home, self.config, cap, raw, principal=principal, channel=channel)
+
+    def authenticate(self, token: str | None) -> Principal | None:
+        return authenticate(self.home.instance, token, self.config.auth, self.home.clock.instant())
+
+    def close(self) -> None:
+        self.home.close()
+
+
+def open_runtime(
+    home: Path, *, clock: Clock | None = None, environ: dict[str, str] | None = None
+) -> Runtime:
+    """Open (and on first use create) a home; raises ConfigError for a bad groundnote.json."""
+    config = load_config(home, environ)
+    opened = Home(
+        home,
+        clock or SystemClock(),
+        instance_subsystems=INSTANCE_SUBSYSTEMS,
+        scope_subsystems=SCOPE_SUBSYSTEMS,
+    )
+    return Runtime(home=opened, config=config, registry=build_registry())

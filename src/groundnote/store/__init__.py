@@ -1,0 +1,34 @@
+"""Store files, the write gate, migration ledgers, the home and its scope registry."""
+
+from groundnote.store.database import Database, connect
+from groundnote.store.gate import WriteGate, WriteGateReentrant
+from groundnote.store.home import Home, ScopeInfo, Subsystem
+from groundnote.store.inspect import file_bytes, ledger_versions, table_counts
+from groundnote.store.migrations import (
+    Migration,
+    MigrationChecksumMismatch,
+    load_migrations,
+    migrate,
+    split_sql,
+)
+from groundnote.store.oplog import OpLogEntry, write_entry
+
+__all__ = [
+    "Database",
+    "Home",
+    "Migration",
+    "MigrationChecksumMismatch",
+    "OpLogEntry",
+    "ScopeInfo",
+    "Subsystem",
+    "WriteGate",
+    "WriteGateReentrant",
+    "connect",
+    "file_bytes",
+    "ledger_versions",
+    "load_migrations",
+    "migrate",
+    "split_sql",
+    "table_counts",
+    "write_entry",
+]

@@ -1,0 +1,76 @@
+"""Fixtures every test uses: a real home on disk, a scope, an agent's grant, and `call`.
+
+`call(name, **input)` goes through the registry exactly as every surface does (validation,
+rights, operation log) and returns the output as JSON-ready data; surface tests use the
+fixtures of tests/surfaces/conftest.py for the real transports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from groundnote.auth import Principal, Right, create_grant
+from groundnote.domain.clock import FixedClock
+from groundnote.runtime import Runtime, open_runtime
+
+Call = Callable[..., dict[str, Any]]
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    """A clock the test moves by hand: `clock.moment = ...`."""
+    return FixedClock(datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def home_path(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def runtime(home_path: Path, clock: FixedClock) -> Iterator[Runtime]:
+    rt = open_runtime(home_path, clock=clock, environ={})
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def scope(runtime: Runtime) -> str:
+    runtime.home.create_scope("sales")
+    return "sales"
+
+
+def make_principal(runtime: Runtime, name: str, rights: dict[str, Right], channels: list[str]) -> tuple[Principal, str]:
+    _, token = create_grant(
+        runtime.home.instance, name, rights=rights, channels=channels, org="local",
+        now=runtime.home.clock.instant(),
+    )
+    principal = runtime.authenticate(token)
+    assert principal is not None
+    return principal, token
+
+
+@pytest.fixture
+def agent_token(runtime: Runtime, scope: str) -> str:
+    return make_principal(runtime, "agent", {scope: Right.PROPOSE}, ["mcp", "api", "cli"])[1]
+
+
+@pytest.fixture
+def agent(runtime: Runtime, agent_token: str) -> Principal:
+    principal = runtime.authenticate(agent_token)
+    assert principal is not None
+    return principal
+
+
+@pytest.fixture
+def call(runtime: Runtime, agent: Principal) -> Call:
+    def invoke(name: str, channel: str = "mcp", **raw: Any) -> dict[str, Any]:
+        out = runtime.invoke(runtime.registry.get(name), raw, principal=agent, channel=channel)
+        return out.model_dump(mode="json")
+
+    return invoke
