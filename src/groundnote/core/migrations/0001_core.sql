@@ -66,13 +66,30 @@ CREATE TABLE rule_decision (                           -- rows, never updates
          OR (verdict = 'retract' AND channel = 'mcp')));
 CREATE INDEX rule_decision_rule ON rule_decision(rule_id, seq);
 
+-- A rule's status is derived, never stored: its latest decision, and whether an adopted rule
+-- that supersedes it exists. proposed → adopted | rejected; adopted → superseded | retracted.
+CREATE VIEW rule_state AS
+SELECT r.id,
+  CASE (SELECT d.verdict FROM rule_decision d WHERE d.rule_id = r.id ORDER BY d.seq DESC LIMIT 1)
+    WHEN 'reject' THEN 'rejected'
+    WHEN 'retract' THEN 'retracted'
+    WHEN 'adopt' THEN CASE WHEN EXISTS (
+        SELECT 1 FROM rule s WHERE s.supersedes = r.id AND (SELECT d2.verdict FROM rule_decision d2
+          WHERE d2.rule_id = s.id ORDER BY d2.seq DESC LIMIT 1) = 'adopt')
+      THEN 'superseded' ELSE 'adopted' END
+    ELSE 'proposed' END AS status,
+  EXISTS (SELECT 1 FROM rule_decision d WHERE d.rule_id = r.id AND d.decided_by = 'policy:auto-adopt')
+    AS auto_adopted
+FROM rule r;
+
 CREATE TABLE search_log (
   id TEXT PRIMARY KEY,
   at TEXT NOT NULL CHECK (at GLOB '????-??-??T??:??:??*Z'),
   grant_id TEXT NOT NULL,
   channel TEXT NOT NULL CHECK (channel IN ('mcp','api','cli','approval')),
   operation TEXT NOT NULL CHECK (operation IN ('search','read_rule','list_rules','provenance',
-    'propose','list_proposals','list_rejected','decide','store_source','feedback','list_scopes','status')),
+    'propose','list_proposals','list_rejected','decide','store_source','feedback','list_scopes','status',
+    'export')),
   outcome TEXT NOT NULL,
   cross_scope INTEGER NOT NULL DEFAULT 0 CHECK (cross_scope IN (0,1)),
   refs TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(refs)),
