@@ -9,7 +9,7 @@ from groundnote.auth.grants import (
     revoke_grant,
 )
 from groundnote.auth.principal import CHANNELS, LOCAL_OPERATOR, Principal, Right, parse_right
-from groundnote.auth.tokens import API_AUDIENCE, APPROVAL_AUDIENCE, authenticate
+from groundnote.auth.tokens import API_AUDIENCE, APPROVAL_AUDIENCE, authenticate, person_from_jwt
 
 __all__ = [
     "API_AUDIENCE",
@@ -25,5 +25,6 @@ __all__ = [
     "list_grants",
     "parse_right",
     "parse_scope_rights",
+    "person_from_jwt",
     "revoke_grant",
 ]

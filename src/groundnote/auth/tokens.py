@@ -5,11 +5,11 @@ from __future__ import annotations
 import jwt
 
 from groundnote.auth.grants import find_by_token
-from groundnote.auth.principal import CHANNELS, Principal, parse_right
+from groundnote.auth.principal import CHANNELS, Principal, Right, parse_right
 from groundnote.config import AuthConfig
 from groundnote.store.database import Database
 
-__all__ = ["API_AUDIENCE", "APPROVAL_AUDIENCE", "authenticate"]
+__all__ = ["API_AUDIENCE", "APPROVAL_AUDIENCE", "authenticate", "person_from_jwt"]
 
 API_AUDIENCE = "groundnote-api"
 APPROVAL_AUDIENCE = "groundnote-approval"
@@ -52,3 +52,27 @@ def authenticate(instance: Database, token: str | None, config: AuthConfig, now:
     if token.count(".") == 2:
         return _from_jwt(token, config)
     return find_by_token(instance, token, now)
+
+
+def person_from_jwt(token: str | None, config: AuthConfig) -> Principal | None:
+    """A person on the approval channel from a JWT with the approval audience (hosted use)."""
+    if not token or not config.jwt_secret:
+        return None
+    try:
+        claims = jwt.decode(
+            token,
+            config.jwt_secret,
+            algorithms=["HS256"],
+            audience=APPROVAL_AUDIENCE,
+            issuer=config.jwt_issuer,
+            options={"require": ["exp", "sub", "aud", "email"]},
+        )
+    except jwt.PyJWTError:
+        return None
+    return Principal(
+        id=f"person:{claims['sub']}",
+        org=str(claims.get("org_id", "local")),
+        channels=frozenset({"approval"}),
+        rights={"*": Right.DECIDE},
+        identity=str(claims["email"]),
+    )

@@ -1,0 +1,1 @@
+"""Surfaces derived from the capability registry: MCP, HTTP, CLI and the approval pages."""

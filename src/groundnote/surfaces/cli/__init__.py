@@ -1,0 +1,1 @@
+"""The command line: admin commands and one command per capability."""

@@ -1,0 +1,126 @@
+"""Admin commands that are not capabilities: scopes, grants, docs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from groundnote.auth import create_grant, list_grants, parse_scope_rights, revoke_grant
+from groundnote.capabilities.docs import write_docs
+from groundnote.config import Config
+from groundnote.domain.errors import GroundnoteError
+from groundnote.runtime import build_registry
+from groundnote.surfaces.http.approval import approval_registry
+from groundnote.surfaces.cli.session import CliSession
+
+__all__ = ["docs_command", "grant_group", "scope_group"]
+
+
+def _fail(exc: GroundnoteError) -> None:
+    err = Console(stderr=True)
+    err.print(f"[bold red]{exc.code}[/bold red]: {exc.message}", highlight=False)
+    err.print(f"remedy: {exc.remedy}", highlight=False)
+    raise SystemExit(1)
+
+
+@click.group("scope", help="Create and list scopes (one store file each).")
+def scope_group() -> None:
+    pass
+
+
+@scope_group.command("create")
+@click.argument("name")
+@click.option("--approval", type=click.Choice(["person", "auto"]), default="person", show_default=True,
+              help="person: proposals wait for a person; auto: a policy adopts them at once.")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path),
+              help="A git checkout bound to the scope (knowledge records).")
+@click.pass_obj
+def scope_create(session: CliSession, name: str, approval: str, repo: Path | None) -> None:
+    try:
+        info = session.runtime.home.create_scope(
+            name, approval_mode=approval, repo=str(repo.resolve()) if repo else None
+        )
+    except GroundnoteError as exc:
+        _fail(exc)
+    click.echo(f"created scope {info.name} (approval: {info.approval_mode})")
+
+
+@scope_group.command("list")
+@click.pass_obj
+def scope_list(session: CliSession) -> None:
+    home = session.runtime.home
+    table = Table("scope", "approval", "repo", "created")
+    for name in home.scope_names():
+        info = home.scope_info(name)
+        table.add_row(info.name, info.approval_mode, info.repo or "", info.created_at)
+    Console().print(table)
+
+
+@click.group("grant", help="Grants: tokens with channels and per-scope rights.")
+def grant_group() -> None:
+    pass
+
+
+@grant_group.command("create")
+@click.argument("name")
+@click.option("--scope", "scopes", required=True,
+              help="SCOPE:RIGHT[,SCOPE:RIGHT…], right = read|propose|decide; '*' for every scope.")
+@click.option("--channel", "channels", default="mcp,api", show_default=True, help="mcp, api and/or cli.")
+@click.option("--org", default="local", show_default=True)
+@click.option("--expires", help="Expiry instant, e.g. 2027-01-01T00:00:00.000Z.")
+@click.option("--output", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+def grant_create(
+    session: CliSession, name: str, scopes: str, channels: str, org: str, expires: str | None, fmt: str
+) -> None:
+    runtime = session.runtime
+    try:
+        info, token = create_grant(
+            runtime.home.instance, name, rights=parse_scope_rights(scopes),
+            channels=[c.strip() for c in channels.split(",") if c.strip()], org=org,
+            now=runtime.home.clock.instant(), expires_at=expires,
+        )
+    except GroundnoteError as exc:
+        _fail(exc)
+    if fmt == "json":
+        click.echo(json.dumps({"id": info.id, "token": token, "org": info.org,
+                               "channels": info.channels, "rights": info.rights}))
+        return
+    click.echo(f"created {info.id} (org {info.org}, channels {','.join(info.channels)})")
+    click.echo(f"token (shown once, only its hash is kept): {token}")
+
+
+@grant_group.command("list")
+@click.pass_obj
+def grant_list(session: CliSession) -> None:
+    table = Table("grant", "org", "channels", "rights", "expires", "revoked")
+    for g in list_grants(session.runtime.home.instance):
+        rights = ",".join(f"{s}:{r}" for s, r in g.rights.items())
+        table.add_row(g.id, g.org, ",".join(g.channels), rights, g.expires_at or "", g.revoked_at or "")
+    Console().print(table)
+
+
+@grant_group.command("revoke")
+@click.argument("name")
+@click.pass_obj
+def grant_revoke(session: CliSession, name: str) -> None:
+    runtime = session.runtime
+    try:
+        info = revoke_grant(runtime.home.instance, name, runtime.home.clock.instant())
+    except GroundnoteError as exc:
+        _fail(exc)
+    click.echo(f"revoked {info.id}")
+
+
+@click.command("docs", help="Write the reference pages docs/capabilities/<name>.md from the registry.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/capabilities"),
+              show_default=True)
+def docs_command(out: Path) -> None:
+    # Default configuration, so the pages are the same on every machine.
+    capabilities = [*build_registry(), *approval_registry()]
+    written = write_docs(capabilities, Config(), out)
+    click.echo(f"wrote {len(written)} pages to {out}")

@@ -1,0 +1,45 @@
+"""The `groundnote` command: admin commands plus one command per capability."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from groundnote import __version__
+from groundnote.config import ConfigError
+from groundnote.runtime import build_registry
+from groundnote.store import MigrationChecksumMismatch
+from groundnote.surfaces.cli.admin import docs_command, grant_group, scope_group
+from groundnote.surfaces.cli.capability_commands import add_capability_commands
+from groundnote.surfaces.cli.serve import mcp_command, serve_command
+from groundnote.surfaces.cli.session import CliSession
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="groundnote")
+@click.option("--home", envvar="GROUNDNOTE_HOME", default=".groundnote", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="The home (or GROUNDNOTE_HOME).")
+@click.option("--token", envvar="GROUNDNOTE_TOKEN", default=None,
+              help="Act with this grant's rights (or GROUNDNOTE_TOKEN); default: the local operator.")
+@click.pass_context
+def cli(ctx: click.Context, home: Path, token: str | None) -> None:
+    """Groundnote: the knowledge store that AI agents write to and people can trust."""
+    session = CliSession(home=home, token=token)
+    ctx.obj = session
+    ctx.call_on_close(session.close)
+
+
+for command in (serve_command, mcp_command, scope_group, grant_group, docs_command):
+    cli.add_command(command)
+add_capability_commands(cli, build_registry())
+
+
+def main() -> None:
+    try:
+        cli(standalone_mode=True)
+    except (ConfigError, MigrationChecksumMismatch) as exc:
+        click.echo(f"groundnote: {exc}", err=True)
+        raise SystemExit(2) from exc

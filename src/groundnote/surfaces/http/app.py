@@ -1,0 +1,99 @@
+"""The ASGI app: the HTTP API from the registry, MCP at /mcp, the approval channel's routes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.openapi.utils import get_openapi
+from mcp.server.context import ServerRequestContext
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from groundnote import __version__
+from groundnote.auth import Principal
+from groundnote.domain.errors import AuthRequired
+from groundnote.runtime import Runtime
+from groundnote.surfaces.http.approval import add_approval_routes
+from groundnote.surfaces.http.errors import error_response, install_error_handlers
+from groundnote.surfaces.http.routes import SchemaSink, add_capability_routes, bearer_token
+from groundnote.surfaces.mcp import build_server
+
+__all__ = ["create_app"]
+
+
+class _BearerGuard:
+    """Refuses an MCP request without valid credentials before the SDK sees it."""
+
+    def __init__(self, runtime: Runtime, app: Any) -> None:
+        self.runtime = runtime
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.runtime.authenticate(bearer_token(headers)) is None:
+            response = error_response(AuthRequired("The MCP endpoint needs a bearer token."))
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _transport_security(runtime: Runtime) -> TransportSecuritySettings:
+    extra = runtime.config.server.allowed_hosts
+    local = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*local, *extra],
+        allowed_origins=[f"http://{h}" for h in local] + [f"https://{h}" for h in extra],
+    )
+
+
+def create_app(runtime: Runtime) -> FastAPI:
+    def principal_of_request(request: Request) -> Principal | None:
+        return runtime.authenticate(bearer_token(request.headers))
+
+    def principal_of_mcp(ctx: ServerRequestContext[Any, Any]) -> Principal | None:
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        return runtime.authenticate(bearer_token(headers)) if headers is not None else None
+
+    mcp_server = build_server(runtime, principal_of_mcp)
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/mcp", transport_security=_transport_security(runtime)
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp_server.session_manager.run():
+            yield
+
+    app = FastAPI(
+        title="Groundnote",
+        version=__version__,
+        description="The knowledge store that AI agents write to and people can trust.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    sink: SchemaSink = {}
+    add_capability_routes(
+        app, runtime, runtime.registry, channel="api", authenticate=principal_of_request, sink=sink
+    )
+    add_approval_routes(app, runtime, sink)
+    for route in mcp_app.routes:
+        assert isinstance(route, Route)
+        app.router.routes.append(Route(route.path, endpoint=_BearerGuard(runtime, route.app)))
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(sink)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
