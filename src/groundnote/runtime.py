@@ -41,7 +41,9 @@ class Runtime:
     def invoke(
         self, cap: Capability[Any, Any], raw: Any, *, principal: Principal | None, channel: str
     ) -> BaseModel:
-        return self.registry.invoke(self.home, self.config, cap, raw, principal=principal, channel=channel)
+        return self.registry.invoke(
+            self.home, self.config, cap, raw, principal=principal, channel=channel
+        )
 
     def authenticate(self, token: str | None) -> Principal | None:
         return authenticate(self.home.instance, token, self.config.auth, self.home.clock.instant())

@@ -44,7 +44,9 @@ def http(runtime: Runtime) -> Iterator[TestClient]:
         yield client
 
 
-def _mcp_call(runtime: Runtime, principal: Principal, tool: str, raw: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+def _mcp_call(
+    runtime: Runtime, principal: Principal, tool: str, raw: dict[str, Any]
+) -> tuple[bool, dict[str, Any]]:
     async def run() -> tuple[bool, dict[str, Any]]:
         async with Client(build_server(runtime, lambda _ctx: principal)) as client:
             result = await client.call_tool(tool, raw)
@@ -57,7 +59,9 @@ def _mcp_call(runtime: Runtime, principal: Principal, tool: str, raw: dict[str, 
 def surface_call(runtime: Runtime, http: TestClient, home_path: Path) -> SurfaceCall:
     """(surface, capability name, input, token) → (ok, body)."""
 
-    def invoke(surface: str, name: str, raw: dict[str, Any], token: str) -> tuple[bool, dict[str, Any]]:
+    def invoke(
+        surface: str, name: str, raw: dict[str, Any], token: str
+    ) -> tuple[bool, dict[str, Any]]:
         cap = runtime.registry.get(name)
         if surface == "direct":
             try:
@@ -81,8 +85,17 @@ def surface_call(runtime: Runtime, http: TestClient, home_path: Path) -> Surface
             assert principal is not None
             return _mcp_call(runtime, principal, cap.mcp.tool, raw)
         assert surface == "cli" and cap.cli is not None
-        args = ["--home", str(home_path), "--token", token, *cap.cli.path, "--json", json.dumps(raw),
-                "--output", "json"]
+        args = [
+            "--home",
+            str(home_path),
+            "--token",
+            token,
+            *cap.cli.path,
+            "--json",
+            json.dumps(raw),
+            "--output",
+            "json",
+        ]
         result = CliRunner().invoke(cli, args)
         text = result.stdout if result.exit_code == 0 else result.stderr
         return result.exit_code == 0, json.loads(text)
@@ -100,7 +113,9 @@ def free_port() -> int:
 def live_server(runtime: Runtime) -> Iterator[str]:
     """A real uvicorn on a loopback port, serving the runtime's app; yields the base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

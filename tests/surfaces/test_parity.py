@@ -11,7 +11,9 @@ from tests.surfaces.conftest import SURFACES, SurfaceCall
 
 
 @pytest.mark.parametrize("surface", SURFACES)
-def test_status_is_the_same_on_every_surface(surface: str, surface_call: SurfaceCall, agent_token: str) -> None:
+def test_status_is_the_same_on_every_surface(
+    surface: str, surface_call: SurfaceCall, agent_token: str
+) -> None:
     ok, direct = surface_call("direct", "core.status", {"scope": "sales"}, agent_token)
     assert ok
     ok, body = surface_call(surface, "core.status", {"scope": "sales"}, agent_token)
@@ -22,12 +24,18 @@ def test_status_is_the_same_on_every_surface(surface: str, surface_call: Surface
         answer["scopes"][0].pop("file_bytes")
     assert body == direct
     assert body["scopes"][0]["scope"] == "sales"
-    assert {"subsystem": "core", "version": 1, "migrations": 1} in body["scopes"][0]["schema_versions"]
+    assert {"subsystem": "core", "version": 1, "migrations": 1} in body["scopes"][0][
+        "schema_versions"
+    ]
 
 
 @pytest.mark.parametrize("surface", SURFACES)
-def test_an_unknown_key_is_refused_on_every_surface(surface: str, surface_call: SurfaceCall, agent_token: str) -> None:
-    ok, body = surface_call(surface, "core.status", {"scope": "sales", "colour": "red"}, agent_token)
+def test_an_unknown_key_is_refused_on_every_surface(
+    surface: str, surface_call: SurfaceCall, agent_token: str
+) -> None:
+    ok, body = surface_call(
+        surface, "core.status", {"scope": "sales", "colour": "red"}, agent_token
+    )
     assert not ok
     assert body["error"] == "validation-failed"
     assert body["problems"] == [{"key": "colour", "problem": "unknown key, not allowed"}]

@@ -95,7 +95,8 @@ def create_grant(
             )
     except sqlite3.IntegrityError as exc:
         raise ValidationFailed(
-            f"a grant named {name!r} exists already", remedy="Choose another name, or revoke it first."
+            f"a grant named {name!r} exists already",
+            remedy="Choose another name, or revoke it first.",
         ) from exc
     return _info_by_id(db, grant_id), token
 

@@ -36,7 +36,9 @@ def _from_jwt(token: str, config: AuthConfig) -> Principal | None:
         }
     except ValueError:
         return None
-    channels = [c for c in claims.get("channels", ["mcp", "api"]) if c in CHANNELS and c != "approval"]
+    channels = [
+        c for c in claims.get("channels", ["mcp", "api"]) if c in CHANNELS and c != "approval"
+    ]
     return Principal(
         id=f"grant:jwt:{claims['sub']}",
         org=str(claims.get("org_id", "local")),
@@ -45,7 +47,9 @@ def _from_jwt(token: str, config: AuthConfig) -> Principal | None:
     )
 
 
-def authenticate(instance: Database, token: str | None, config: AuthConfig, now: str) -> Principal | None:
+def authenticate(
+    instance: Database, token: str | None, config: AuthConfig, now: str
+) -> Principal | None:
     """The principal behind a bearer token, or None: unknown, expired or unverifiable is anonymous."""
     if not token:
         return None

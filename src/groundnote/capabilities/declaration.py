@@ -24,8 +24,8 @@ __all__ = [
     "PromptArgument",
 ]
 
-I = TypeVar("I", bound=BaseModel)
-O = TypeVar("O", bound=BaseModel)
+InputT = TypeVar("InputT", bound=BaseModel)
+OutputT = TypeVar("OutputT", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -59,16 +59,16 @@ class Policies:
 
 
 @dataclass(frozen=True)
-class Capability(Generic[I, O]):
+class Capability(Generic[InputT, OutputT]):
     """`handler(ctx, input) -> output`; the registry validates, checks rights and logs around it."""
 
     name: str  # e.g. graph.entity_resolve
     kind: Literal["query", "command"]
     right: Right
-    input: type[I]
-    output: type[O]
+    input: type[InputT]
+    output: type[OutputT]
     description: str
-    handler: Callable[[Context, I], O]
+    handler: Callable[[Context, InputT], OutputT]
     mcp: McpExposure | None = None
     http: HttpExposure | None = None
     cli: CliExposure | None = None

@@ -32,9 +32,13 @@ def _properties(schema: dict[str, Any]) -> list[str]:
     required = set(schema.get("required", []))
     rows = ["| property | type | required | description |", "|---|---|---|---|"]
     for name, prop in schema.get("properties", {}).items():
-        kind = prop.get("type") or " \\| ".join(
-            str(p.get("type", p.get("$ref", "")).split("/")[-1]) for p in prop.get("anyOf", [])
-        ) or str(prop.get("$ref", "")).split("/")[-1]
+        kind = (
+            prop.get("type")
+            or " \\| ".join(
+                str(p.get("type", p.get("$ref", "")).split("/")[-1]) for p in prop.get("anyOf", [])
+            )
+            or str(prop.get("$ref", "")).split("/")[-1]
+        )
         text = str(prop.get("description", "")).replace("\n", " ").replace("|", "\\|")
         rows.append(f"| {name} | {kind} | {'yes' if name in required else 'no'} | {text} |")
     return rows
@@ -98,7 +102,9 @@ def render_page(cap: Capability[Any, Any], config: Config) -> str:
     return "\n".join(lines)
 
 
-def write_docs(capabilities: Iterable[Capability[Any, Any]], config: Config, out: Path) -> list[Path]:
+def write_docs(
+    capabilities: Iterable[Capability[Any, Any]], config: Config, out: Path
+) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for cap in capabilities:

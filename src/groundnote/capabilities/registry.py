@@ -43,7 +43,9 @@ AnyCapability = Capability[Any, Any]
 
 
 def input_sha256(raw: Any) -> str:
-    canonical = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    canonical = json.dumps(
+        raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -70,7 +72,9 @@ def _scopes_named(value: BaseModel) -> list[str]:
 
 
 class Registry:
-    def __init__(self, capabilities: Iterable[AnyCapability], prompts: Iterable[Prompt] = ()) -> None:
+    def __init__(
+        self, capabilities: Iterable[AnyCapability], prompts: Iterable[Prompt] = ()
+    ) -> None:
         self._by_name: dict[str, AnyCapability] = {}
         self._by_tool: dict[str, AnyCapability] = {}
         for cap in capabilities:
@@ -119,7 +123,7 @@ class Registry:
             if len(scopes) == 1:
                 log_scope = scopes[0]
             ctx.log.cross_scope = len(scopes) > 1
-            result = cap.handler(ctx, value)
+            result: BaseModel = cap.handler(ctx, value)
         except GroundnoteError as exc:
             self._log(ctx, log_scope, exc.code)
             raise
@@ -133,7 +137,9 @@ class Registry:
         except Exception as exc:
             log.exception("request %s failed", ctx.request_id)
             self._log(ctx, log_scope, "internal")
-            raise Internal(f"An internal error occurred (request {ctx.request_id}); it was logged.") from exc
+            raise Internal(
+                f"An internal error occurred (request {ctx.request_id}); it was logged."
+            ) from exc
         self._log(ctx, log_scope, "ok")
         return result
 
@@ -142,12 +148,16 @@ class Registry:
     ) -> BaseModel:
         if principal is None and not cap.anonymous:
             raise AuthRequired("This operation needs credentials.")
-        if channel not in cap.channels or (principal is not None and channel not in principal.channels):
-            raise ChannelNotAllowed(f"{cap.name} is not available to this grant on the {channel} channel.")
+        if channel not in cap.channels or (
+            principal is not None and channel not in principal.channels
+        ):
+            raise ChannelNotAllowed(
+                f"{cap.name} is not available to this grant on the {channel} channel."
+            )
         if not isinstance(raw, dict):
             raise ValidationFailed("The input must be a JSON object.")
         try:
-            value = cap.input.model_validate(raw)
+            value: BaseModel = cap.input.model_validate(raw)
         except ValidationError as exc:
             raise validation_error(exc) from exc
         if principal is not None:
@@ -183,4 +193,3 @@ class Registry:
                 write_entry(conn, ctx.log, operation=ctx.capability.name, **fields)
         except (GroundnoteError, sqlite3.Error):
             log.exception("request %s: the operation log row could not be written", ctx.request_id)
-

@@ -6,7 +6,15 @@ from pydantic import BaseModel, Field
 
 from groundnote import __version__
 from groundnote.auth.principal import Right
-from groundnote.capabilities import Annotations, Capability, CliExposure, Context, HttpExposure, McpExposure, Policies
+from groundnote.capabilities import (
+    Annotations,
+    Capability,
+    CliExposure,
+    Context,
+    HttpExposure,
+    McpExposure,
+    Policies,
+)
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import ScopeName
 from groundnote.store.inspect import file_bytes, ledger_versions, table_counts
@@ -21,7 +29,9 @@ class ListScopesInput(StrictModel):
 class ScopeEntry(BaseModel):
     name: str
     right: str = Field(description="Your right on it: read, propose or decide.")
-    approval_mode: str = Field(description="person: proposals wait for a person; auto: adopted by policy.")
+    approval_mode: str = Field(
+        description="person: proposals wait for a person; auto: adopted by policy."
+    )
 
 
 class ListScopesOutput(BaseModel):
@@ -51,7 +61,9 @@ def approval_mode(ctx: Context, scope: str) -> str:
 
 
 class StatusInput(StrictModel):
-    scope: ScopeName | None = Field(None, description="One scope; omitted: every scope you may read.")
+    scope: ScopeName | None = Field(
+        None, description="One scope; omitted: every scope you may read."
+    )
 
 
 class SubsystemVersion(BaseModel):

@@ -115,13 +115,17 @@ class AuthRequired(GroundnoteError):
 class ScopeNotAllowed(GroundnoteError):
     code = "scope-not-allowed"
     status = 403
-    default_remedy = "Use a scope your grant names (list_scopes shows them), or ask the operator for a grant."
+    default_remedy = (
+        "Use a scope your grant names (list_scopes shows them), or ask the operator for a grant."
+    )
 
 
 class ChannelNotAllowed(GroundnoteError):
     code = "channel-not-allowed"
     status = 403
-    default_remedy = "This grant may not be used on this channel; ask the operator for a grant that allows it."
+    default_remedy = (
+        "This grant may not be used on this channel; ask the operator for a grant that allows it."
+    )
 
 
 class RightMissing(GroundnoteError):
@@ -163,7 +167,9 @@ class Cycle(Conflict):
 
 class ParentArchived(Conflict):
     code = "parent-archived"
-    default_remedy = "The parent is archived; choose an active parent (entity_resolve or entity_tree)."
+    default_remedy = (
+        "The parent is archived; choose an active parent (entity_resolve or entity_tree)."
+    )
 
 
 class HasChildren(Conflict):
@@ -173,7 +179,9 @@ class HasChildren(Conflict):
 
 class StateChanged(Conflict):
     code = "state-changed"
-    default_remedy = "The item changed since it was shown; reload and decide on the current version."
+    default_remedy = (
+        "The item changed since it was shown; reload and decide on the current version."
+    )
 
 
 class VersionOutdated(Conflict):

@@ -72,14 +72,18 @@ class Home:
             raise scope_refusal()
         return ScopeInfo(row["name"], row["created_at"], row["approval_mode"], row["repo"])
 
-    def create_scope(self, name: str, *, approval_mode: str = "person", repo: str | None = None) -> ScopeInfo:
+    def create_scope(
+        self, name: str, *, approval_mode: str = "person", repo: str | None = None
+    ) -> ScopeInfo:
         if not _SCOPE.match(name):
             raise ValidationFailed(
                 f"scope name {name!r} is not allowed",
                 remedy="Use 2–40 characters: a lowercase letter first, then lowercase letters, digits or '-'.",
             )
         if approval_mode not in ("person", "auto"):
-            raise ValidationFailed(f"approval mode {approval_mode!r} is not allowed; use person or auto")
+            raise ValidationFailed(
+                f"approval mode {approval_mode!r} is not allowed; use person or auto"
+            )
         try:
             with self.instance.write() as conn:
                 conn.execute(

@@ -19,7 +19,8 @@ def table_counts(db: Database) -> dict[str, int]:
             and row["name"] != "migrations"
         ]
         return {
-            name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in sorted(names)
+            name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+            for name in sorted(names)
         }
 
 

@@ -16,7 +16,14 @@ from importlib import resources
 
 from groundnote.store.database import Database
 
-__all__ = ["Migration", "MigrationChecksumMismatch", "applied", "load_migrations", "migrate", "split_sql"]
+__all__ = [
+    "Migration",
+    "MigrationChecksumMismatch",
+    "applied",
+    "load_migrations",
+    "migrate",
+    "split_sql",
+]
 
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 

@@ -14,8 +14,8 @@ from groundnote.capabilities.docs import write_docs
 from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import build_registry
-from groundnote.surfaces.http.approval import approval_registry
 from groundnote.surfaces.cli.session import CliSession
+from groundnote.surfaces.http.approval import approval_registry
 
 __all__ = ["docs_command", "grant_group", "scope_group"]
 
@@ -34,10 +34,18 @@ def scope_group() -> None:
 
 @scope_group.command("create")
 @click.argument("name")
-@click.option("--approval", type=click.Choice(["person", "auto"]), default="person", show_default=True,
-              help="person: proposals wait for a person; auto: a policy adopts them at once.")
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path),
-              help="A git checkout bound to the scope (knowledge records).")
+@click.option(
+    "--approval",
+    type=click.Choice(["person", "auto"]),
+    default="person",
+    show_default=True,
+    help="person: proposals wait for a person; auto: a policy adopts them at once.",
+)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A git checkout bound to the scope (knowledge records).",
+)
 @click.pass_obj
 def scope_create(session: CliSession, name: str, approval: str, repo: Path | None) -> None:
     try:
@@ -67,28 +75,55 @@ def grant_group() -> None:
 
 @grant_group.command("create")
 @click.argument("name")
-@click.option("--scope", "scopes", required=True,
-              help="SCOPE:RIGHT[,SCOPE:RIGHT…], right = read|propose|decide; '*' for every scope.")
-@click.option("--channel", "channels", default="mcp,api", show_default=True, help="mcp, api and/or cli.")
+@click.option(
+    "--scope",
+    "scopes",
+    required=True,
+    help="SCOPE:RIGHT[,SCOPE:RIGHT…], right = read|propose|decide; '*' for every scope.",
+)
+@click.option(
+    "--channel", "channels", default="mcp,api", show_default=True, help="mcp, api and/or cli."
+)
 @click.option("--org", default="local", show_default=True)
 @click.option("--expires", help="Expiry instant, e.g. 2027-01-01T00:00:00.000Z.")
-@click.option("--output", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--output", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
 @click.pass_obj
 def grant_create(
-    session: CliSession, name: str, scopes: str, channels: str, org: str, expires: str | None, fmt: str
+    session: CliSession,
+    name: str,
+    scopes: str,
+    channels: str,
+    org: str,
+    expires: str | None,
+    fmt: str,
 ) -> None:
     runtime = session.runtime
     try:
         info, token = create_grant(
-            runtime.home.instance, name, rights=parse_scope_rights(scopes),
-            channels=[c.strip() for c in channels.split(",") if c.strip()], org=org,
-            now=runtime.home.clock.instant(), expires_at=expires,
+            runtime.home.instance,
+            name,
+            rights=parse_scope_rights(scopes),
+            channels=[c.strip() for c in channels.split(",") if c.strip()],
+            org=org,
+            now=runtime.home.clock.instant(),
+            expires_at=expires,
         )
     except GroundnoteError as exc:
         _fail(exc)
     if fmt == "json":
-        click.echo(json.dumps({"id": info.id, "token": token, "org": info.org,
-                               "channels": info.channels, "rights": info.rights}))
+        click.echo(
+            json.dumps(
+                {
+                    "id": info.id,
+                    "token": token,
+                    "org": info.org,
+                    "channels": info.channels,
+                    "rights": info.rights,
+                }
+            )
+        )
         return
     click.echo(f"created {info.id} (org {info.org}, channels {','.join(info.channels)})")
     click.echo(f"token (shown once, only its hash is kept): {token}")
@@ -100,7 +135,9 @@ def grant_list(session: CliSession) -> None:
     table = Table("grant", "org", "channels", "rights", "expires", "revoked")
     for g in list_grants(session.runtime.home.instance):
         rights = ",".join(f"{s}:{r}" for s, r in g.rights.items())
-        table.add_row(g.id, g.org, ",".join(g.channels), rights, g.expires_at or "", g.revoked_at or "")
+        table.add_row(
+            g.id, g.org, ",".join(g.channels), rights, g.expires_at or "", g.revoked_at or ""
+        )
     Console().print(table)
 
 
@@ -116,9 +153,15 @@ def grant_revoke(session: CliSession, name: str) -> None:
     click.echo(f"revoked {info.id}")
 
 
-@click.command("docs", help="Write the reference pages docs/capabilities/<name>.md from the registry.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("docs/capabilities"),
-              show_default=True)
+@click.command(
+    "docs", help="Write the reference pages docs/capabilities/<name>.md from the registry."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("docs/capabilities"),
+    show_default=True,
+)
 def docs_command(out: Path) -> None:
     # Default configuration, so the pages are the same on every machine.
     capabilities = [*build_registry(), *approval_registry()]

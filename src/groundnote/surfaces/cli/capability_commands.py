@@ -39,7 +39,9 @@ def _kind(annotation: Any) -> str:
         return _kind(args[0])
     if origin in (typing.Union, types.UnionType) and len(args) == 1:
         return _kind(args[0])
-    if origin is typing.Literal or (isinstance(annotation, type) and issubclass(annotation, enum.Enum)):
+    if origin is typing.Literal or (
+        isinstance(annotation, type) and issubclass(annotation, enum.Enum)
+    ):
         return "scalar"
     if origin in (list, set, tuple) and args and _kind(args[0]) == "scalar":
         return "list"
@@ -82,7 +84,9 @@ def _collect(cap: Capability[Any, Any], given: dict[str, Any]) -> dict[str, Any]
             try:
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
-                raise ValidationFailed(f"--{name.replace('_', '-')} is not valid JSON: {exc}.") from exc
+                raise ValidationFailed(
+                    f"--{name.replace('_', '-')} is not valid JSON: {exc}."
+                ) from exc
         raw[name] = list(value) if isinstance(value, tuple) else value
     return raw
 
@@ -93,13 +97,20 @@ def _command(cap: Capability[Any, Any], name: str) -> click.Command:
         _param(field_name, field, field_name in positional)
         for field_name, field in cap.input.model_fields.items()
     ]
-    params.append(click.Option(["--json", "json_input"], help="The whole input as one JSON object."))
     params.append(
-        click.Option(["--output", "fmt"], type=click.Choice(["table", "json"]), default="table", show_default=True)
+        click.Option(["--json", "json_input"], help="The whole input as one JSON object.")
+    )
+    params.append(
+        click.Option(
+            ["--output", "fmt"],
+            type=click.Choice(["table", "json"]),
+            default="table",
+            show_default=True,
+        )
     )
 
     @click.pass_obj
-    def run(session: CliSession, fmt: str, **given: Any) -> None:
+    def run(session: CliSession, /, fmt: str, **given: Any) -> None:
         out = Console(soft_wrap=True)
         try:
             raw = _collect(cap, given)
@@ -109,10 +120,14 @@ def _command(cap: Capability[Any, Any], name: str) -> click.Command:
             sys.exit(1)
         print_result(result, fmt, out)
 
-    return click.Command(name, callback=run, params=params, help=cap.description, short_help=cap.summary)
+    return click.Command(
+        name, callback=run, params=params, help=cap.description, short_help=cap.summary
+    )
 
 
-def add_capability_commands(root: click.Group, capabilities: typing.Iterable[Capability[Any, Any]]) -> None:
+def add_capability_commands(
+    root: click.Group, capabilities: typing.Iterable[Capability[Any, Any]]
+) -> None:
     for cap in capabilities:
         if cap.cli is None:
             continue

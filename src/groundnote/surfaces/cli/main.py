@@ -20,10 +20,20 @@ __all__ = ["cli", "main"]
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="groundnote")
-@click.option("--home", envvar="GROUNDNOTE_HOME", default=".groundnote", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="The home (or GROUNDNOTE_HOME).")
-@click.option("--token", envvar="GROUNDNOTE_TOKEN", default=None,
-              help="Act with this grant's rights (or GROUNDNOTE_TOKEN); default: the local operator.")
+@click.option(
+    "--home",
+    envvar="GROUNDNOTE_HOME",
+    default=".groundnote",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The home (or GROUNDNOTE_HOME).",
+)
+@click.option(
+    "--token",
+    envvar="GROUNDNOTE_TOKEN",
+    default=None,
+    help="Act with this grant's rights (or GROUNDNOTE_TOKEN); default: the local operator.",
+)
 @click.pass_context
 def cli(ctx: click.Context, home: Path, token: str | None) -> None:
     """Groundnote: the knowledge store that AI agents write to and people can trust."""

@@ -33,8 +33,12 @@ def first_run(runtime: Runtime) -> str | None:
     if any(g.id == f"grant:{OPERATOR_GRANT}" for g in list_grants(home.instance)):
         return None
     _, token = create_grant(
-        home.instance, OPERATOR_GRANT, rights={"*": Right.PROPOSE},
-        channels=["mcp", "api", "cli"], org="local", now=home.clock.instant(),
+        home.instance,
+        OPERATOR_GRANT,
+        rights={"*": Right.PROPOSE},
+        channels=["mcp", "api", "cli"],
+        org="local",
+        now=home.clock.instant(),
     )
     return token
 
@@ -56,7 +60,9 @@ def client_config(home: Path, base_url: str, token: str) -> dict[str, Any]:
 
 
 @click.command("serve", help="Serve HTTP, MCP (streamable HTTP at /mcp) and the approval pages.")
-@click.option("--host", default=None, help="Address to bind (default from groundnote.json: 127.0.0.1).")
+@click.option(
+    "--host", default=None, help="Address to bind (default from groundnote.json: 127.0.0.1)."
+)
 @click.option("--port", type=int, default=None, help="Port (default from groundnote.json: 8765).")
 @click.pass_obj
 def serve_command(session: CliSession, host: str | None, port: int | None) -> None:
@@ -73,7 +79,9 @@ def serve_command(session: CliSession, host: str | None, port: int | None) -> No
     out.print(f"MCP endpoint  {base}/mcp  (streamable HTTP, bearer token)")
     out.print(f"Approval      {base}/approval")
     if token:
-        out.print("\nMCP client configuration (the token is shown this once; only its hash is kept):")
+        out.print(
+            "\nMCP client configuration (the token is shown this once; only its hash is kept):"
+        )
         out.print_json(json.dumps(client_config(runtime.home.path.resolve(), base, token)))
     else:
         out.print(

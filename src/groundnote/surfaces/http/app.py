@@ -62,7 +62,9 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     mcp_server = build_server(runtime, principal_of_mcp)
     mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp", transport_security=_transport_security(runtime)
+        streamable_http_path="/mcp",
+        json_response=True,
+        transport_security=_transport_security(runtime),
     )
 
     @asynccontextmanager

@@ -57,10 +57,14 @@ async def _raw_input(cap: Capability[Any, Any], request: Request) -> dict[str, A
     else:
         declared = int(request.headers.get("content-length") or 0)
         if declared > MAX_BODY_BYTES:
-            raise PayloadTooLarge(f"The body has {declared} bytes; at most {MAX_BODY_BYTES} are taken.")
+            raise PayloadTooLarge(
+                f"The body has {declared} bytes; at most {MAX_BODY_BYTES} are taken."
+            )
         body = await request.body()
         if len(body) > MAX_BODY_BYTES:
-            raise PayloadTooLarge(f"The body has {len(body)} bytes; at most {MAX_BODY_BYTES} are taken.")
+            raise PayloadTooLarge(
+                f"The body has {len(body)} bytes; at most {MAX_BODY_BYTES} are taken."
+            )
         try:
             parsed = json.loads(body) if body.strip() else {}
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -81,7 +85,9 @@ def _endpoint(
     async def endpoint(request: Request) -> Response:
         try:
             raw = await _raw_input(cap, request)
-            call = partial(runtime.invoke, cap, raw, principal=authenticate(request), channel=channel)
+            call = partial(
+                runtime.invoke, cap, raw, principal=authenticate(request), channel=channel
+            )
             out = await anyio.to_thread.run_sync(call)
         except GroundnoteError as exc:
             return error_response(exc)
@@ -91,13 +97,20 @@ def _endpoint(
     return endpoint
 
 
-def _openapi_extra(cap: Capability[Any, Any], path_params: list[str], sink: SchemaSink) -> dict[str, Any]:
+def _openapi_extra(
+    cap: Capability[Any, Any], path_params: list[str], sink: SchemaSink
+) -> dict[str, Any]:
     schema = cap.input.model_json_schema(ref_template="#/components/schemas/{model}")
     sink.update(schema.pop("$defs", {}))
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     parameters = [
-        {"name": name, "in": "path", "required": True, "schema": properties.get(name, {"type": "string"})}
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": properties.get(name, {"type": "string"}),
+        }
         for name in path_params
     ]
     assert cap.http is not None
@@ -118,7 +131,11 @@ def _openapi_extra(cap: Capability[Any, Any], path_params: list[str], sink: Sche
         "parameters": parameters,
         "requestBody": {
             "required": True,
-            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{cap.input.__name__}"}}},
+            "content": {
+                "application/json": {
+                    "schema": {"$ref": f"#/components/schemas/{cap.input.__name__}"}
+                }
+            },
         },
     }
 
@@ -148,4 +165,3 @@ def add_capability_routes(
             responses=ERROR_RESPONSES,
             openapi_extra=_openapi_extra(cap, path_params, sink),
         )
-

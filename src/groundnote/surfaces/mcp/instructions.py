@@ -12,9 +12,9 @@ INSTRUCTIONS = (
     "structure, and you never confirm rules: point to the approval page. Read large trees step by "
     "step with entity_tree; never ask for a whole tree. Follow next when unsure; on an error "
     "follow remedy instead of repeating the call. For every rule you use, give its date and "
-    "source, and pass on \"still valid?\". For standard tasks use the prompts create_level, "
+    'source, and pass on "still valid?". For standard tasks use the prompts create_level, '
     "file_incoming_mail, assign_document, restructure and where_does_this_belong. A rule marked "
-    "auto-adopted was adopted by the policy without a person: say \"auto-adopted\" when you cite "
+    'auto-adopted was adopted by the policy without a person: say "auto-adopted" when you cite '
     "it. When the person asks, you may retract an auto-adopted rule with rule_retract; you never "
     "confirm a rule."
 )

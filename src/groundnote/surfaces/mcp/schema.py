@@ -11,11 +11,12 @@ __all__ = ["input_schema", "output_schema"]
 
 
 def input_schema(cap: Capability[Any, Any], config: Config) -> dict[str, Any]:
-    schema = cap.input.model_json_schema()
+    schema: dict[str, Any] = cap.input.model_json_schema()
     if cap.adapt_schema is not None:
         schema = cap.adapt_schema(schema, config)
     return schema
 
 
 def output_schema(cap: Capability[Any, Any]) -> dict[str, Any]:
-    return cap.output.model_json_schema(mode="serialization")
+    schema: dict[str, Any] = cap.output.model_json_schema(mode="serialization")
+    return schema

@@ -64,10 +64,15 @@ def _tools(runtime: Runtime) -> list[types.Tool]:
 
 
 def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[Any]:
+    # The schemas depend on the registry and the configuration, both fixed for a runtime; the
+    # SDK asks for a tool's input schema on every call (header validation), so build them once.
+    tools = _tools(runtime)
+    schemas = {tool.name: tool.input_schema for tool in tools}
+
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=_tools(runtime))
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -102,7 +107,9 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
                     name=p.name,
                     description=p.description,
                     arguments=[
-                        types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                        types.PromptArgument(
+                            name=a.name, description=a.description, required=a.required
+                        )
                         for a in p.arguments
                     ],
                 )
@@ -116,7 +123,8 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
         prompt = runtime.registry.prompts.get(params.name)
         if prompt is None:
             raise MCPError(
-                types.INVALID_PARAMS, f"There is no prompt {params.name!r}; prompts/list names them."
+                types.INVALID_PARAMS,
+                f"There is no prompt {params.name!r}; prompts/list names them.",
             )
         try:
             messages = prompt.render(dict(params.arguments or {}), runtime.config)
@@ -126,7 +134,7 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
         return types.GetPromptResult(
             description=prompt.description,
             messages=[
-                types.PromptMessage(role=role, content=types.TextContent(text=text))  # type: ignore[arg-type]
+                types.PromptMessage(role=role, content=types.TextContent(text=text))
                 for role, text in messages
             ],
         )
@@ -135,6 +143,7 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
         "groundnote",
         version=__version__,
         instructions=INSTRUCTIONS,
+        get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_prompts=list_prompts,

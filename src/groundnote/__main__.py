@@ -1,0 +1,3 @@
+from groundnote.surfaces.cli.main import main
+
+main()
