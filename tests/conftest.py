@@ -45,9 +45,15 @@ def scope(runtime: Runtime) -> str:
     return "sales"
 
 
-def make_principal(runtime: Runtime, name: str, rights: dict[str, Right], channels: list[str]) -> tuple[Principal, str]:
+def make_principal(
+    runtime: Runtime, name: str, rights: dict[str, Right], channels: list[str]
+) -> tuple[Principal, str]:
     _, token = create_grant(
-        runtime.home.instance, name, rights=rights, channels=channels, org="local",
+        runtime.home.instance,
+        name,
+        rights=rights,
+        channels=channels,
+        org="local",
         now=runtime.home.clock.instant(),
     )
     principal = runtime.authenticate(token)

@@ -37,7 +37,8 @@ class ScopeSettings(_Section):
 
 class AuthConfig(_Section):
     jwt_secret: str | None = Field(
-        None, min_length=32,
+        None,
+        min_length=32,
         description="HS256 secret for JWTs (hosted use); none: only API keys are accepted.",
     )
     jwt_issuer: str | None = None
@@ -81,7 +82,7 @@ def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
     for name, raw in environ.items():
         if not name.startswith(ENV_PREFIX) or name in ENV_NOT_CONFIG:
             continue
-        keys = name[len(ENV_PREFIX):].lower().split("__")
+        keys = name[len(ENV_PREFIX) :].lower().split("__")
         try:
             value: Any = json.loads(raw)
         except json.JSONDecodeError:

@@ -159,7 +159,7 @@ def grant_revoke(session: CliSession, name: str) -> None:
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("docs/capabilities"),
+    default=Path("docs"),
     show_default=True,
 )
 def docs_command(out: Path) -> None:
