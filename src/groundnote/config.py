@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from groundnote.graph.config import GraphConfig
+from groundnote.knowledge.config import KnowledgeConfig
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "load_config"]
 
@@ -62,6 +63,7 @@ class Config(_Section):
     scopes: dict[str, ScopeSettings] = Field(default_factory=dict)
     auth: AuthConfig = Field(default_factory=AuthConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
+    knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
 
     @field_validator("zone")
     @classmethod
@@ -105,15 +107,15 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def _allowed_at(loc: tuple[Any, ...]) -> list[str]:
-    model: Any = Config
+    model: type[BaseModel] = Config
     for part in loc[:-1]:
-        field = model.model_fields.get(part) if isinstance(model, type) else None
+        field = model.model_fields.get(str(part))
         annotation = field.annotation if field else None
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             model = annotation
         else:
             return []
-    return sorted(model.model_fields) if isinstance(model, type) else []
+    return sorted(model.model_fields)
 
 
 def _describe(error: ValidationError, source: str) -> str:

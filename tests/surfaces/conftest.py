@@ -97,7 +97,9 @@ def surface_call(runtime: Runtime, http: TestClient, home_path: Path) -> Surface
             "json",
         ]
         result = CliRunner().invoke(cli, args)
-        text = result.stdout if result.exit_code == 0 else result.stderr
+        # An answer is printed on stdout (also when its verdict makes the command exit 1);
+        # a refusal on stderr.
+        text = result.stdout if result.stdout.strip() else result.stderr
         return result.exit_code == 0, json.loads(text)
 
     return invoke

@@ -42,6 +42,10 @@ class HttpExposure:
 @dataclass(frozen=True)
 class CliExposure:
     path: tuple[str, ...]  # `groundnote <path…>`
+    # Input fields taken as positional arguments, in order; default: the HTTP path's `{fields}`.
+    arguments: tuple[str, ...] | None = None
+    # The output field whose false value makes the command exit 1 (e.g. a validation's `ok`).
+    fails_unless: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """One CLI command per capability with a `cli` exposure, derived from its input model.
 
-Every input field becomes an option (`--field-name`); fields the HTTP path names (`{id}`)
-become positional arguments; `--json` passes the whole input; list fields repeat the option;
+Every input field becomes an option (`--field-name`); the fields `cli.arguments` names (by
+default those the HTTP path names, `{id}`) become positional arguments; `--json` passes the whole input; list fields repeat the option;
 nested values are given as JSON text. Validation is the registry's, as on every surface.
 """
 
@@ -92,7 +92,10 @@ def _collect(cap: Capability[Any, Any], given: dict[str, Any]) -> dict[str, Any]
 
 
 def _command(cap: Capability[Any, Any], name: str) -> click.Command:
-    positional = re.findall(r"{(\w+)}", cap.http.path) if cap.http else []
+    assert cap.cli is not None
+    positional = cap.cli.arguments
+    if positional is None:
+        positional = tuple(re.findall(r"{(\w+)}", cap.http.path)) if cap.http else ()
     params: list[click.Parameter] = [
         _param(field_name, field, field_name in positional)
         for field_name, field in cap.input.model_fields.items()
@@ -119,6 +122,9 @@ def _command(cap: Capability[Any, Any], name: str) -> click.Command:
             print_error(exc.body(), fmt, Console(stderr=True, soft_wrap=True))
             sys.exit(1)
         print_result(result, fmt, out)
+        failing = cap.cli.fails_unless if cap.cli else None
+        if failing is not None and not result.get(failing):
+            sys.exit(1)
 
     return click.Command(
         name, callback=run, params=params, help=cap.description, short_help=cap.summary

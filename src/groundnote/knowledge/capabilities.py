@@ -1,0 +1,325 @@
+"""The four knowledge capabilities: record, candidates, status and validate (seed 004).
+
+The scope names the checkout. Seed 004's input is the record id alone, because a majordomus
+server serves one repository; a Groundnote server holds many scopes, each bound to its own
+checkout, so the input names the scope as every Groundnote operation does, and the registry
+checks the grant's right on it before the handler runs. It is optional so that the seed's
+one-key input keeps working: omitted, it is the one scope the grant may read that has a
+repository bound; with several, the call is refused with the choices.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from groundnote.auth.principal import Right
+from groundnote.capabilities import (
+    Annotations,
+    Capability,
+    CliExposure,
+    Context,
+    HttpExposure,
+    McpExposure,
+    Policies,
+)
+from groundnote.domain.errors import ValidationFailed
+from groundnote.domain.guidance import Next
+from groundnote.knowledge.index import derivation, refresh
+from groundnote.knowledge.models import (
+    CandidateEntry,
+    CandidatesInput,
+    CandidatesOutput,
+    Dangling,
+    FileProblem,
+    KnowledgeRecord,
+    KnowledgeRecordInput,
+    StatusInput,
+    StatusOutput,
+    ValidateInput,
+    ValidateOutput,
+)
+from groundnote.knowledge.records import key_line
+from groundnote.knowledge.resolve import Resolver, record_uri
+from groundnote.knowledge.service import bound_checkout, ensure_index
+from groundnote.knowledge.view import find_record, record_from_row, resolve_record
+
+__all__ = ["CANDIDATES", "CAPABILITIES", "RECORD", "STATUS", "VALIDATE"]
+
+
+def _scope(ctx: Context, named: str | None) -> str:
+    if named is not None:
+        return named
+    assert ctx.principal is not None
+    readable = ctx.principal.readable_scopes(ctx.home.scope_names())
+    bound = [s for s in readable if ctx.home.scope_info(s).repo]
+    if len(bound) == 1:
+        return bound[0]
+    if not bound and ctx.channel == "cli" and len(readable) == 1:
+        return readable[0]  # the command line reads the checkout of the current directory
+    choices = bound or readable
+    raise ValidationFailed(
+        "Name the scope: your grant reaches "
+        + (
+            f"{len(choices)} scopes bound to a repository."
+            if bound
+            else "no scope bound to a repository."
+        ),
+        remedy="Pass `scope`, one of the candidates; `groundnote scope create NAME --repo PATH` binds one.",
+        candidates=choices,
+    )
+
+
+def _checkout(ctx: Context, named: str | None) -> tuple[str, Path]:
+    scope = _scope(ctx, named)
+    fallback = Path.cwd() if ctx.channel == "cli" else None
+    return scope, bound_checkout(ctx.home, scope, fallback=fallback)
+
+
+def _refreshed(ctx: Context, named: str | None) -> tuple[str, Path]:
+    scope, repo = _checkout(ctx, named)
+    refresh(ctx.scope_db(scope), repo, ctx.config.knowledge, now=ctx.clock.instant())
+    return scope, repo
+
+
+def record(ctx: Context, value: KnowledgeRecordInput) -> KnowledgeRecord:
+    scope, repo = _checkout(ctx, value.scope)
+    cfg = ctx.config.knowledge
+    ensure_index(ctx.home, cfg, scope, repo, ctx.clock.instant())
+    with ctx.scope_db(scope).read() as conn:
+        found, content = find_record(conn, repo, cfg, value.id)
+        return resolve_record(Resolver(conn, repo, cfg, authoritative=False), found, content)
+
+
+def candidates(ctx: Context, value: CandidatesInput) -> CandidatesOutput:
+    scope, repo = _refreshed(ctx, value.scope)
+    cfg = ctx.config.knowledge
+    entries = []
+    with ctx.scope_db(scope).read() as conn:
+        total = conn.execute(
+            "SELECT count(*) FROM knowledge_record WHERE status = 'candidate'"
+        ).fetchone()[0]
+        resolver = Resolver(conn, repo, cfg, authoritative=True)
+        rows = conn.execute(
+            "SELECT * FROM knowledge_record WHERE status = 'candidate' "
+            "ORDER BY date DESC, id, path LIMIT ?",
+            (value.limit,),
+        ).fetchall()
+        for row in rows:
+            rec = record_from_row(row)
+            references = [*rec.derived_from, *(r.target for r in rec.relations)]
+            dangling = sum(not resolver.resolve(r).resolves for r in references)
+            entries.append(
+                CandidateEntry(
+                    id=rec.id,
+                    uri=record_uri(rec.id),
+                    path=rec.path,
+                    source_class=rec.source_class,
+                    class_=rec.klass,
+                    epistemics=rec.epistemics,
+                    date=rec.date,
+                    title=rec.title,
+                    resolved=dangling == 0,
+                    dangling=dangling,
+                )
+            )
+    steps = [Next(tool="majordomus_knowledge_record", why="read one candidate with its references")]
+    return CandidatesOutput(total=total, candidates=entries, next=steps if entries else [])
+
+
+def status(ctx: Context, value: StatusInput) -> StatusOutput:
+    scope, repo = _checkout(ctx, value.scope)
+    found = derivation(ctx.scope_db(scope), repo, ctx.config.knowledge)
+    up_to_date = (
+        found.indexed and not (found.changed or found.new or found.gone) and not found.history_moved
+    )
+    steps = []
+    if not up_to_date:
+        steps.append(
+            Next(tool="majordomus_knowledge_validate", why="refresh the index and check it")
+        )
+    return StatusOutput(
+        repo=str(repo),
+        indexed=found.indexed,
+        up_to_date=up_to_date,
+        head=found.head,
+        head_indexed=found.head_indexed,
+        history_moved=found.history_moved,
+        changed=found.changed,
+        new=found.new,
+        gone=found.gone,
+        unchanged=found.unchanged,
+        next=steps,
+    )
+
+
+def validate(ctx: Context, value: ValidateInput) -> ValidateOutput:
+    scope, repo = _refreshed(ctx, value.scope)
+    cfg = ctx.config.knowledge
+    problems: list[FileProblem] = []
+    dangling: list[Dangling] = []
+    resolved = 0
+    with ctx.scope_db(scope).read() as conn:
+        for row in conn.execute("SELECT path, line, message FROM knowledge_problem"):
+            problems.append(FileProblem(path=row["path"], line=row["line"], message=row["message"]))
+        problems.extend(_duplicates(conn, repo))
+        ids = {r["id"] for r in conn.execute("SELECT id FROM knowledge_record")}
+        resolver = Resolver(conn, repo, cfg, authoritative=True)
+        rows = conn.execute("SELECT * FROM knowledge_record ORDER BY path").fetchall()
+        for row in rows:
+            rec = record_from_row(row)
+            named: list[tuple[Any, str]] = [("derived_from", r) for r in rec.derived_from]
+            named += [("relations", r.target) for r in rec.relations]
+            clean = True
+            for field, reference in named:
+                found = resolver.resolve(reference)
+                if not found.resolves:
+                    clean = False
+                    dangling.append(
+                        Dangling(
+                            id=rec.id,
+                            path=rec.path,
+                            field=field,
+                            reference=reference,
+                            reason=found.reason or "nothing answers to it",
+                        )
+                    )
+            resolved += clean
+            if rec.superseded_by is not None and rec.superseded_by not in ids:
+                dangling.append(
+                    Dangling(
+                        id=rec.id,
+                        path=rec.path,
+                        field="superseded_by",
+                        reference=rec.superseded_by,
+                        reason=f"no knowledge record `{rec.superseded_by}` under {cfg.root}",
+                    )
+                )
+    problems.sort(key=lambda p: (p.path, p.line, p.message))
+    ok = not dangling and not problems
+    steps = (
+        []
+        if ok
+        else [
+            Next(tool="majordomus_knowledge_record", why="see one record's references and reasons")
+        ]
+    )
+    return ValidateOutput(
+        ok=ok,
+        records=len(rows),
+        resolved=resolved,
+        dangling=dangling,
+        problems=problems,
+        next=steps,
+    )
+
+
+def _duplicates(conn: Any, repo: Path) -> list[FileProblem]:
+    """A second file claiming an id: curated wins over candidates, then the first path."""
+    found = []
+    rows = conn.execute(
+        "SELECT id, path FROM knowledge_record WHERE id IN "
+        "(SELECT id FROM knowledge_record GROUP BY id HAVING count(*) > 1) "
+        "ORDER BY id, source_class = 'curated' DESC, path"
+    ).fetchall()
+    winner: dict[str, str] = {}
+    for row in rows:
+        if row["id"] not in winner:
+            winner[row["id"]] = row["path"]
+            continue
+        text = (repo / row["path"]).read_text("utf-8", "replace")
+        found.append(
+            FileProblem(
+                path=row["path"],
+                line=key_line(text, "id"),
+                message=f"id {row['id']!r} is also the record at {winner[row['id']]}; "
+                "remove one of the two files",
+            )
+        )
+    return found
+
+
+_READ = Annotations(read_only=True, idempotent=True)
+
+RECORD: Capability[KnowledgeRecordInput, KnowledgeRecord] = Capability(
+    name="knowledge_base.record",
+    kind="query",
+    right=Right.READ,
+    input=KnowledgeRecordInput,
+    output=KnowledgeRecord,
+    description=(
+        "One knowledge record by id — candidate or curated — with every reference it names "
+        "resolved: a session against the tracked session records and the ledger, a task or "
+        "decision against the ledger and the task store, a commit against git, a file or test "
+        "against the index and the tree, a rule, an ADR, an issue or another record against "
+        "the index. Which references dangle is the question a reviewer asks before promoting, "
+        "and the one the integrity validator asks of every record. A `task:none` or "
+        "`decision:none` reference is refused by name."
+    ),
+    handler=record,
+    mcp=McpExposure("majordomus_knowledge_record"),
+    http=HttpExposure("GET", "/api/v1/knowledge/record"),
+    cli=CliExposure(("knowledge", "record"), arguments=("id",)),
+    annotations=_READ,
+    policies=Policies(benchmark="required", cache="disabled"),
+)
+
+CANDIDATES: Capability[CandidatesInput, CandidatesOutput] = Capability(
+    name="knowledge_base.candidates",
+    kind="query",
+    right=Right.READ,
+    input=CandidatesInput,
+    output=CandidatesOutput,
+    description=(
+        "The knowledge records awaiting review — status `candidate` — newest first, each with "
+        "whether every reference it names resolves and how many dangle. Which references "
+        "dangle is the question a reviewer asks before promoting; read one with "
+        "majordomus_knowledge_record to see which and why."
+    ),
+    handler=candidates,
+    mcp=McpExposure("majordomus_knowledge_candidates"),
+    http=HttpExposure("GET", "/api/v1/knowledge/candidates"),
+    cli=CliExposure(("knowledge", "candidates")),
+    annotations=_READ,
+    policies=Policies(cache="disabled"),
+)
+
+STATUS: Capability[StatusInput, StatusOutput] = Capability(
+    name="knowledge_base.status",
+    kind="query",
+    right=Right.READ,
+    input=StatusInput,
+    output=StatusOutput,
+    description=(
+        "The derivation status of the checkout: which record and ledger files changed since "
+        "the knowledge index was built, which are new and which are gone, and whether HEAD or "
+        "a ref moved. It reads and compares; it never refreshes the index."
+    ),
+    handler=status,
+    mcp=McpExposure("majordomus_knowledge_status"),
+    http=HttpExposure("GET", "/api/v1/knowledge/status"),
+    cli=CliExposure(("knowledge", "status")),
+    annotations=_READ,
+    policies=Policies(cache="disabled"),
+)
+
+VALIDATE: Capability[ValidateInput, ValidateOutput] = Capability(
+    name="knowledge_base.validate",
+    kind="query",
+    right=Right.READ,
+    input=ValidateInput,
+    output=ValidateOutput,
+    description=(
+        "The integrity validator: every knowledge record of the checkout, every reference that "
+        "dangles with the reason, and every record or ledger file that could not be read, with "
+        "its path and line. `ok` is false when anything dangles or is malformed."
+    ),
+    handler=validate,
+    mcp=McpExposure("majordomus_knowledge_validate"),
+    http=HttpExposure("GET", "/api/v1/knowledge/validate"),
+    cli=CliExposure(("knowledge", "validate"), fails_unless="ok"),
+    annotations=_READ,
+    policies=Policies(cache="disabled"),
+)
+
+CAPABILITIES: list[Capability[Any, Any]] = [RECORD, CANDIDATES, STATUS, VALIDATE]
