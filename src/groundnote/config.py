@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from groundnote.graph.config import GraphConfig
+from groundnote.impulses.config import ImpulsesConfig
 from groundnote.knowledge.config import KnowledgeConfig
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "load_config"]
@@ -63,6 +64,7 @@ class Config(_Section):
     scopes: dict[str, ScopeSettings] = Field(default_factory=dict)
     auth: AuthConfig = Field(default_factory=AuthConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
+    impulses: ImpulsesConfig = Field(default_factory=ImpulsesConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
 
     @field_validator("zone")

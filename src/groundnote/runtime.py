@@ -12,11 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from groundnote import core, knowledge
+from groundnote import core, impulses, knowledge
 from groundnote.auth import Principal, authenticate
 from groundnote.capabilities import Capability, Registry
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
+from groundnote.impulses.capabilities import CAPABILITIES as IMPULSE_CAPABILITIES
 from groundnote.knowledge.capabilities import CAPABILITIES as KNOWLEDGE_CAPABILITIES
 from groundnote.store import Home, Subsystem, load_migrations
 
@@ -25,12 +26,13 @@ __all__ = ["INSTANCE_SUBSYSTEMS", "SCOPE_SUBSYSTEMS", "Runtime", "build_registry
 INSTANCE_SUBSYSTEMS = [
     Subsystem("instance", load_migrations("groundnote.store", "instance")),
     Subsystem("auth", load_migrations("groundnote.auth", "auth")),
+    impulses.SUBSYSTEM,
 ]
 SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, knowledge.SUBSYSTEM]
 
 
 def build_registry() -> Registry:
-    return Registry([*core.CAPABILITIES, *KNOWLEDGE_CAPABILITIES])
+    return Registry([*core.CAPABILITIES, *KNOWLEDGE_CAPABILITIES, *IMPULSE_CAPABILITIES])
 
 
 @dataclass

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from mcp.server.context import ServerRequestContext
@@ -16,9 +17,11 @@ from starlette.types import Receive, Scope, Send
 from groundnote import __version__
 from groundnote.auth import Principal
 from groundnote.domain.errors import AuthRequired
+from groundnote.impulses.table import prune_periodically
 from groundnote.runtime import Runtime
 from groundnote.surfaces.http.approval import add_approval_routes
 from groundnote.surfaces.http.errors import error_response, install_error_handlers
+from groundnote.surfaces.http.impulses import add_impulse_routes
 from groundnote.surfaces.http.routes import SchemaSink, add_capability_routes, bearer_token
 from groundnote.surfaces.mcp import build_server
 
@@ -69,8 +72,11 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with mcp_server.session_manager.run():
+        interval = runtime.config.impulses.prune_interval_seconds
+        async with mcp_server.session_manager.run(), anyio.create_task_group() as tasks:
+            tasks.start_soon(prune_periodically, runtime.home, interval)
             yield
+            tasks.cancel_scope.cancel()
 
     app = FastAPI(
         title="Groundnote",
@@ -84,6 +90,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         app, runtime, runtime.registry, channel="api", authenticate=principal_of_request, sink=sink
     )
     add_approval_routes(app, runtime, sink)
+    add_impulse_routes(app, runtime)
     for route in mcp_app.routes:
         assert isinstance(route, Route)
         app.router.routes.append(Route(route.path, endpoint=_BearerGuard(runtime, route.app)))

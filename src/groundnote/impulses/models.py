@@ -1,0 +1,202 @@
+"""Payloads the write shapes and MCP tools accept, and the rows they answer with.
+
+Payload models refuse unknown keys, so `org_id` can never arrive in a payload: the org comes
+from the credential and nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from groundnote.domain.guidance import StrictModel
+
+__all__ = [
+    "Concept",
+    "ConceptFromSource",
+    "ConceptSequence",
+    "CreateConceptRequest",
+    "DecontaminateRequest",
+    "DecontaminationChange",
+    "DecontaminationReport",
+    "Edge",
+    "LinkData",
+    "Outcome",
+    "SequenceData",
+    "SignatureUpsertRequest",
+    "SignatureUpsertResult",
+    "Usage",
+    "UsageData",
+    "UsageStats",
+]
+
+Outcome = Literal["success", "failure", "partial", "unknown"]
+Text = Field(min_length=1, max_length=500)
+
+
+class _ConceptFields(StrictModel):
+    summary: str | None = Field(None, max_length=5000)
+    priority: float | None = Field(None, ge=0, le=1)
+    budget: int | None = Field(None, ge=0, description="Token budget for loading the concept.")
+    scope: str = Field("global", min_length=1, max_length=100, description="Visibility label.")
+    public: bool = False
+    project_id: str | None = Field(None, max_length=200)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class CreateConceptRequest(_ConceptFields):
+    """`conceptData` of concept_create_write; the input of the MCP tool concept_create."""
+
+    name: str = Text
+    shape: str = Field(min_length=1, max_length=200)
+    content: str | None = Field(None, max_length=200_000)
+    source_type: str | None = Field(None, max_length=100)
+
+
+class ConceptFromSource(_ConceptFields):
+    """The pointer fields of concept_write: shape, budget and priority follow the source type."""
+
+    source_type: str = Field(min_length=1, max_length=100)
+    content: str = Field(min_length=1, max_length=200_000)
+    name: str | None = Field(None, min_length=1, max_length=500)
+
+
+class SignatureUpsertRequest(StrictModel):
+    pointer_type: str = Field(min_length=1, max_length=200)
+    shape: str = Field(min_length=1, max_length=200)
+    summary: str | None = Field(None, max_length=5000)
+    project_id: str | None = Field(None, max_length=200)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class LinkData(StrictModel):
+    from_concept_id: str = Field(min_length=1, max_length=200)
+    to_concept_id: str = Field(min_length=1, max_length=200)
+    edge_type: str = Field(min_length=1, max_length=100)
+    weight: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="The observed strength; an existing edge moves towards it by the EMA alpha.",
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class UsageData(StrictModel):
+    concept_id: str = Field(min_length=1, max_length=200)
+    trace_id: str | None = Field(None, max_length=200)
+    activity_execution_id: str | None = Field(None, max_length=200)
+    outcome: Outcome = "success"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SequenceData(StrictModel):
+    concept_ids: list[str] = Field(min_length=1, max_length=1000)
+    name: str | None = Field(None, max_length=500)
+    trace_id: str | None = Field(None, max_length=200)
+    activity_execution_id: str | None = Field(None, max_length=200)
+    outcome: Outcome | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class DecontaminateRequest(StrictModel):
+    dry_run: bool = Field(True, description="false: write the rebuilt credits.")
+    min_loads: int = Field(1, ge=0, description="Only concepts loaded at least this often.")
+
+
+class Concept(BaseModel):
+    id: str
+    org_id: str
+    project_id: str | None
+    name: str
+    shape: str
+    summary: str | None
+    content: str | None
+    priority: float
+    budget: int | None
+    scope: str
+    public: bool
+    metadata: dict[str, Any]
+    source_type: str | None
+    signature_pointer_type: str | None
+    signature_shape: str | None
+    loads: int
+    credits: int
+    created_at: str
+    updated_at: str
+
+
+class Edge(BaseModel):
+    id: str
+    org_id: str
+    from_concept_id: str
+    to_concept_id: str
+    edge_type: str
+    weight: float
+    count: int
+    metadata: dict[str, Any]
+    created_at: str
+    updated_at: str
+    created: bool = Field(description="true: this call created the edge; false: it moved it.")
+
+
+class SignatureUpsertResult(BaseModel):
+    id: str
+    created: bool
+
+
+class Usage(BaseModel):
+    id: str
+    org_id: str
+    concept_id: str
+    trace_id: str | None
+    activity_execution_id: str | None
+    outcome: Outcome
+    metadata: dict[str, Any]
+    at: str
+
+
+class ConceptSequence(BaseModel):
+    id: str
+    org_id: str
+    name: str | None
+    concept_ids: list[str]
+    trace_id: str | None
+    activity_execution_id: str | None
+    outcome: Outcome | None
+    metadata: dict[str, Any]
+    created_at: str
+
+
+class UsageStats(BaseModel):
+    concept_id: str
+    loads: int
+    credits: int
+    usage_count: int
+    by_outcome: dict[str, int]
+    distinct_traces: int
+    last_used_at: str | None
+
+
+class DecontaminationChange(BaseModel):
+    concept_id: str
+    credits_before: int
+    credits_after: int
+
+
+class DecontaminationReport(BaseModel):
+    """The conceptCreditDecontaminationReport body."""
+
+    shape: Literal["conceptCreditDecontaminationReport"] = "conceptCreditDecontaminationReport"
+    dry_run: bool
+    min_loads: int
+    concepts_scanned: int
+    concepts_changed: int
+    credits_before: int
+    credits_after: int
+    usage_rows_counted: int
+    usage_rows_discarded: dict[str, int] = Field(
+        description="Rows that earn no credit, by reason: synthetic, unbound, not_success."
+    )
+    changes: list[DecontaminationChange]

@@ -1,0 +1,76 @@
+"""The resolve endpoint on a FastAPI app built here (`add_impulse_routes`), grants in two orgs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from groundnote.auth import Right, create_grant
+from groundnote.runtime import Runtime
+from groundnote.surfaces.http.impulses import add_impulse_routes
+
+Resolve = Callable[..., tuple[int, dict[str, Any]]]
+
+
+def grant_token(runtime: Runtime, name: str, org: str, channels: list[str] | None = None) -> str:
+    _, token = create_grant(
+        runtime.home.instance,
+        name,
+        rights={"*": Right.PROPOSE},
+        channels=channels or ["mcp", "api", "cli"],
+        org=org,
+        now=runtime.home.clock.instant(),
+    )
+    return token
+
+
+@pytest.fixture
+def acme(runtime: Runtime) -> str:
+    return grant_token(runtime, "acme-agent", "acme")
+
+
+@pytest.fixture
+def globex(runtime: Runtime) -> str:
+    return grant_token(runtime, "globex-agent", "globex")
+
+
+@pytest.fixture
+def client(runtime: Runtime) -> Iterator[TestClient]:
+    app = FastAPI()
+    add_impulse_routes(app, runtime)
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def resolve(client: TestClient) -> Resolve:
+    """`resolve(pointer, token=None)` → (status, body); content is parsed when present."""
+
+    def call(
+        pointer: dict[str, Any], token: str | None = None, **headers: str
+    ) -> tuple[int, dict[str, Any]]:
+        sent = {"Authorization": f"Bearer {token}"} if token else {}
+        sent.update(headers)
+        response = client.post("/v2/impulses/resolve", json={"pointer": pointer}, headers=sent)
+        body = response.json()
+        if body.get("success"):
+            body["content"] = json.loads(body["content"])
+        return response.status_code, body
+
+    return call
+
+
+def rows(runtime: Runtime, table: str, org: str | None = None) -> list[dict[str, Any]]:
+    with runtime.home.instance.read() as conn:
+        query = f"SELECT * FROM {table}" + (" WHERE org_id = ?" if org else "") + " ORDER BY rowid"
+        return [dict(r) for r in conn.execute(query, (org,) if org else ())]
+
+
+def count(runtime: Runtime, table: str) -> int:
+    with runtime.home.instance.read() as conn:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
