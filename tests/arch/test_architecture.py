@@ -28,7 +28,10 @@ WRITERS: dict[str, tuple[str, ...]] = {
     r"INSERT\s+INTO\s+review\b": ("structure/",),
     r"(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+entity_closure\b": ("graph/closure.py",),
     r"(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+entity_fts\b": ("graph/fts.py",),
-    r"INSERT\s+INTO\s+rule_decision\b": ("decision/", "core/approval_policy.py", "core/retract.py"),
+    # Persons decide in decision/; core/propose.py holds the auto-adopt policy and the agent's
+    # retract of an auto-adopted rule (both limited by the table's triggers); core/transfer.py
+    # restores recorded decisions when a scope is imported.
+    r"INSERT\s+INTO\s+rule_decision\b": ("decision/", "core/propose.py", "core/transfer.py"),
 }
 FORBIDDEN_TOOL_NAME = re.compile(r"confirm|reject|revoke|review|decide|approve|archive|revert")
 

@@ -24,6 +24,7 @@ CREATE TABLE source (                                  -- a mail or a meeting; i
   stored_by TEXT NOT NULL,
   CHECK ((kind = 'mail') = (id GLOB 'mail:*')));
 CREATE INDEX source_reply ON source(in_reply_to);
+CREATE INDEX source_day ON source(day);
 
 CREATE TABLE source_attachment (
   source_id TEXT NOT NULL REFERENCES source(id),
@@ -49,6 +50,7 @@ CREATE TABLE rule (                                    -- a statement never chan
   channel TEXT NOT NULL CHECK (channel IN ('mcp','api','cli','approval')),
   CHECK (valid_to IS NULL OR valid_to >= valid_from),
   CHECK (supersedes IS NULL OR supersedes <> id));
+CREATE INDEX rule_supersedes ON rule(supersedes);
 CREATE TRIGGER rule_in_scope BEFORE INSERT ON rule
 WHEN NEW.id IS NOT (SELECT scope FROM meta) || '-' || printf('%04d', NEW.seq)
 BEGIN SELECT RAISE(ABORT, 'rule-id-not-in-scope'); END;
@@ -58,12 +60,26 @@ CREATE TABLE rule_decision (                           -- rows, never updates
   rule_id TEXT NOT NULL REFERENCES rule(id),
   verdict TEXT NOT NULL CHECK (verdict IN ('adopt','reject','retract')),
   reason TEXT,
-  decided_by TEXT NOT NULL,                            -- person:<name>, or policy:auto-adopt
+  decided_by TEXT NOT NULL,                            -- person:<name>, policy:auto-adopt, or the grant
   decided_at TEXT NOT NULL CHECK (decided_at GLOB '????-??-??T??:??:??*Z'),
   channel TEXT NOT NULL CHECK (channel IN ('mcp','api','cli','approval','policy')),
   CHECK (verdict = 'adopt' OR length(trim(coalesce(reason, ''))) > 0),
-  CHECK (decided_by GLOB 'person:?*' OR (decided_by = 'policy:auto-adopt' AND verdict = 'adopt')
-         OR (verdict = 'retract' AND channel = 'mcp')));
+  CHECK ((channel = 'approval') = (decided_by GLOB 'person:?*')),
+  CHECK ((channel = 'policy') = (decided_by = 'policy:auto-adopt')),
+  CHECK (channel IN ('approval','policy') OR verdict = 'retract'),   -- agents only retract
+  CHECK (channel <> 'policy' OR verdict = 'adopt'));
+-- The backstop of the transitions code checks first: proposed → adopted | rejected, adopted →
+-- retracted; an agent retracts only what the policy adopted.
+CREATE TRIGGER rule_decision_transition BEFORE INSERT ON rule_decision BEGIN
+  SELECT RAISE(ABORT, 'already-decided') WHERE NEW.verdict IN ('adopt','reject') AND EXISTS (
+    SELECT 1 FROM rule_decision d WHERE d.rule_id = NEW.rule_id);
+  SELECT RAISE(ABORT, 'invalid-transition') WHERE NEW.verdict = 'retract' AND coalesce((
+    SELECT d.verdict FROM rule_decision d WHERE d.rule_id = NEW.rule_id ORDER BY d.seq DESC LIMIT 1),
+    '') <> 'adopt';
+  SELECT RAISE(ABORT, 'not-auto-adopted') WHERE NEW.channel NOT IN ('approval','policy')
+    AND NOT EXISTS (SELECT 1 FROM rule_decision d WHERE d.rule_id = NEW.rule_id
+      AND d.decided_by = 'policy:auto-adopt');
+END;
 CREATE INDEX rule_decision_rule ON rule_decision(rule_id, seq);
 
 -- A rule's status is derived, never stored: its latest decision, and whether an adopted rule
@@ -81,6 +97,25 @@ SELECT r.id,
   EXISTS (SELECT 1 FROM rule_decision d WHERE d.rule_id = r.id AND d.decided_by = 'policy:auto-adopt')
     AS auto_adopted
 FROM rule r;
+
+-- Which sources and attachments a rule cites: rule.evidence_refs as rows, written with the rule,
+-- so that "rules citing this source" is an index lookup and the database checks every ref.
+CREATE TABLE rule_evidence (
+  rule_id TEXT NOT NULL REFERENCES rule(id),
+  source_id TEXT NOT NULL REFERENCES source(id),
+  n INTEGER,                                           -- NULL: the source itself
+  PRIMARY KEY (rule_id, source_id, n),
+  FOREIGN KEY (source_id, n) REFERENCES source_attachment(source_id, n));
+CREATE INDEX rule_evidence_source ON rule_evidence(source_id);
+
+-- Full text, written only by core/fts.py with the text normalised there (umlauts folded to
+-- ae/oe/ue/ss, so that "Mueller" finds "Müller"); rowid = rule.seq / source.seq. Contentless,
+-- because the indexed text is not the stored text; both are projections that rebuild_fts
+-- recreates from rule and source.
+CREATE VIRTUAL TABLE rule_fts USING fts5(statement, quote, content = '',
+  tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE source_fts USING fts5(title, body, attachments, content = '',
+  tokenize = 'unicode61 remove_diacritics 2');
 
 CREATE TABLE search_log (
   id TEXT PRIMARY KEY,
@@ -114,3 +149,5 @@ CREATE TRIGGER rule_no_update BEFORE UPDATE ON rule BEGIN SELECT RAISE(ABORT, 'a
 CREATE TRIGGER rule_no_delete BEFORE DELETE ON rule BEGIN SELECT RAISE(ABORT, 'append-only'); END;
 CREATE TRIGGER rule_decision_no_update BEFORE UPDATE ON rule_decision BEGIN SELECT RAISE(ABORT, 'append-only'); END;
 CREATE TRIGGER rule_decision_no_delete BEFORE DELETE ON rule_decision BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER rule_evidence_no_update BEFORE UPDATE ON rule_evidence BEGIN SELECT RAISE(ABORT, 'append-only'); END;
+CREATE TRIGGER rule_evidence_no_delete BEFORE DELETE ON rule_evidence BEGIN SELECT RAISE(ABORT, 'append-only'); END;

@@ -12,6 +12,7 @@ from groundnote.runtime import build_registry
 from groundnote.store import MigrationChecksumMismatch
 from groundnote.surfaces.cli.admin import docs_command, grant_group, scope_group
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
+from groundnote.surfaces.cli.imports import import_group
 from groundnote.surfaces.cli.rebuild import rebuild_group
 from groundnote.surfaces.cli.serve import mcp_command, serve_command
 from groundnote.surfaces.cli.session import CliSession
@@ -43,7 +44,15 @@ def cli(ctx: click.Context, home: Path, token: str | None) -> None:
     ctx.call_on_close(session.close)
 
 
-for command in (serve_command, mcp_command, scope_group, grant_group, rebuild_group, docs_command):
+for command in (
+    serve_command,
+    mcp_command,
+    scope_group,
+    grant_group,
+    rebuild_group,
+    import_group,
+    docs_command,
+):
     cli.add_command(command)
 add_capability_commands(cli, build_registry())
 

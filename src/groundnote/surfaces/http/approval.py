@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 
+from groundnote import decision
 from groundnote.auth import Principal, person_from_jwt
 from groundnote.capabilities import Registry
 from groundnote.runtime import Runtime
@@ -18,7 +19,7 @@ __all__ = ["add_approval_routes", "approval_registry"]
 
 def approval_registry() -> Registry:
     """The capabilities only a person may call, on the approval channel."""
-    return Registry([])
+    return Registry(decision.CAPABILITIES)
 
 
 def add_approval_routes(app: FastAPI, runtime: Runtime, sink: SchemaSink) -> None:

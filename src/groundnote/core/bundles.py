@@ -1,0 +1,442 @@
+"""Search bundles: a head rule and its groups in a fixed order (DESIGN §7, seed 000 §11).
+
+Each group comes from a `GroupProvider`; core provides `source`, `thread`, `attachment`,
+`predecessor` and `successor`. The graph subsystem adds `entity`, `contradicts` and
+`same-relation` with `add_group_provider`, and fills `head.entities` with `add_head_enricher`,
+without touching this module: the builder orders groups by `GROUP_ORDER`, omits empty ones and
+builds the `line` summary from each provider's `line_part`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from groundnote.core.rules import RuleOut, rule_ref, rules_by_id
+from groundnote.core.sources import attachment_ref, source_ref
+
+__all__ = [
+    "GROUP_ORDER",
+    "Bundle",
+    "BundleBuilder",
+    "BundleContext",
+    "CompactBundle",
+    "CompactGroup",
+    "Entry",
+    "Group",
+    "GroupKind",
+    "GroupProvider",
+    "Head",
+    "HeadBase",
+    "HeadEnricher",
+    "HeadEntity",
+    "Related",
+    "add_group_provider",
+    "add_head_enricher",
+    "default_builder",
+]
+
+GroupKind = Literal[
+    "source",
+    "thread",
+    "attachment",
+    "entity",
+    "predecessor",
+    "successor",
+    "contradicts",
+    "same-relation",
+]
+GROUP_ORDER: tuple[GroupKind, ...] = (
+    "source",
+    "thread",
+    "attachment",
+    "entity",
+    "predecessor",
+    "successor",
+    "contradicts",
+    "same-relation",
+)
+EntryKind = Literal["rule", "note", "meeting", "mail", "attachment", "entity"]
+EXCERPT = 200
+THREAD_MAX = 20
+CHAIN_MAX = 10
+
+
+class Entry(BaseModel):
+    kind: EntryKind
+    ref: str
+    title: str
+    date: str | None = Field(description="The day of the item (a rule: its valid_from).")
+    excerpt: str | None
+    status: str | None = Field(None, description="For rules: their status.")
+    origin: Literal["deterministic", "proposed", "human"] = Field(
+        "deterministic", description="Of the link the entry hangs on."
+    )
+    proposed: bool = Field(False, description="Proposed and not yet confirmed: say so when citing.")
+
+
+class Group(BaseModel):
+    kind: GroupKind
+    entries: list[Entry]
+
+
+class HeadPathItem(BaseModel):
+    ref: str
+    name: str
+    type: str
+
+
+class HeadEntity(BaseModel):
+    ref: str
+    name: str
+    type: str
+    path: list[HeadPathItem]
+    proposed: bool
+
+
+class HeadBase(BaseModel):
+    ref: str
+    id: str
+    scope: str
+    statement: str
+    date: str = Field(description="The day it holds from (valid_from).")
+    valid_from: str
+    valid_to: str | None
+    status: str
+    auto_adopted: bool = Field(description='Adopted by the policy: say "auto-adopted" when citing.')
+    proposed: bool = Field(description="Only proposed (include_proposed): not adopted by anyone.")
+    source: str | None = Field(description="The first source the evidence cites.")
+    quote: str | None
+    still_valid: str = Field(description='The "still valid?" hint: pass it on.')
+    approval_url: str | None
+
+
+class Head(HeadBase):
+    entities: list[HeadEntity] = Field(default_factory=list, max_length=10)
+
+
+class Bundle(BaseModel):
+    head: Head
+    groups: list[Group]
+    line: str = Field(
+        description="One line to cite: id, status, date, statement and what backs it."
+    )
+
+
+class CompactGroup(BaseModel):
+    kind: GroupKind
+    refs: list[str]
+    proposed: list[str] = Field(
+        default_factory=list, description="Refs of this group only proposed."
+    )
+
+
+class CompactBundle(BaseModel):
+    head: HeadBase
+    groups: list[CompactGroup]
+    line: str
+
+
+class Related(BaseModel):
+    """One related thing of a compact answer, named once however many bundles cite it."""
+
+    kind: EntryKind
+    title: str
+    date: str | None
+    excerpt: str | None
+    status: str | None = None
+
+
+@dataclass(frozen=True)
+class BundleContext:
+    conn: sqlite3.Connection
+    scope: str
+    rule: RuleOut
+    as_of: str
+    today: str
+    include_proposed: bool
+    approval_base: str
+
+
+class GroupProvider(Protocol):
+    kind: GroupKind
+
+    def entries(self, ctx: BundleContext) -> list[Entry]: ...
+
+    def line_part(self, entries: list[Entry]) -> str: ...
+
+
+HeadEnricher = Callable[[BundleContext, Head], Head]
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _excerpt(text: str | None) -> str | None:
+    if not text:
+        return None
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 1] + "…"
+
+
+def _source_entry(row: sqlite3.Row) -> Entry:
+    return Entry(
+        kind="mail" if row["kind"] == "mail" else "meeting",
+        ref=source_ref(row["id"]),
+        title=row["title"] or "(no subject)",
+        date=row["day"],
+        excerpt=_excerpt(row["body"]),
+    )
+
+
+def _evidence_sources(ctx: BundleContext) -> list[sqlite3.Row]:
+    return ctx.conn.execute(
+        "SELECT s.* FROM source s WHERE s.id IN (SELECT source_id FROM rule_evidence WHERE rule_id = ?) "
+        "ORDER BY s.day, s.seq",
+        (ctx.rule.id,),
+    ).fetchall()
+
+
+class SourceGroup:
+    kind: GroupKind = "source"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        return [_source_entry(r) for r in _evidence_sources(ctx)]
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return _plural(len(entries), "source", "sources")
+
+
+_THREAD = """
+WITH RECURSIVE up(id, in_reply_to, depth) AS (
+  SELECT id, in_reply_to, 0 FROM source WHERE id = :start
+  UNION
+  SELECT s.id, s.in_reply_to, up.depth + 1 FROM source s JOIN up ON s.id = 'mail:' || up.in_reply_to
+  WHERE up.depth < 50),
+root(id) AS (SELECT id FROM up ORDER BY depth DESC LIMIT 1),
+down(id, depth) AS (
+  SELECT id, 0 FROM root
+  UNION
+  SELECT s.id, down.depth + 1 FROM source s JOIN down ON s.in_reply_to = substr(down.id, 6)
+  WHERE down.depth < 50)
+SELECT s.* FROM source s WHERE s.id IN (SELECT id FROM down)
+"""
+
+
+class ThreadGroup:
+    """The other mails of each cited mail's thread, by In-Reply-To (the computed replies_to)."""
+
+    kind: GroupKind = "thread"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        cited = _evidence_sources(ctx)
+        seen = {r["id"] for r in cited}
+        rows: list[sqlite3.Row] = []
+        for source in cited:
+            if source["kind"] != "mail":
+                continue
+            for row in ctx.conn.execute(_THREAD, {"start": source["id"]}):
+                if row["id"] not in seen:
+                    seen.add(row["id"])
+                    rows.append(row)
+        rows.sort(key=lambda r: (r["sent_at"] or r["day"], r["seq"]))
+        return [_source_entry(r) for r in rows[:THREAD_MAX]]
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return _plural(len(entries), "mail in thread", "mails in thread")
+
+
+class AttachmentGroup:
+    """Attachments the evidence cites, then the other attachments of the cited sources."""
+
+    kind: GroupKind = "attachment"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        rows = ctx.conn.execute(
+            "SELECT a.*, s.day, EXISTS (SELECT 1 FROM rule_evidence e WHERE e.rule_id = :rule "
+            "  AND e.source_id = a.source_id AND e.n = a.n) AS cited "
+            "FROM source_attachment a JOIN source s ON s.id = a.source_id "
+            "WHERE a.source_id IN (SELECT source_id FROM rule_evidence WHERE rule_id = :rule) "
+            "ORDER BY cited DESC, s.day, s.seq, a.n",
+            {"rule": ctx.rule.id},
+        ).fetchall()
+        return [
+            Entry(
+                kind="attachment",
+                ref=attachment_ref(r["source_id"], r["n"]),
+                title=r["filename"],
+                date=r["day"],
+                excerpt=_excerpt(r["text"]),
+            )
+            for r in rows
+        ]
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return _plural(len(entries), "attachment", "attachments")
+
+
+def _rule_entry(rule: RuleOut) -> Entry:
+    return Entry(
+        kind="rule",
+        ref=rule.ref,
+        title=rule.statement
+        if len(rule.statement) <= EXCERPT
+        else rule.statement[: EXCERPT - 1] + "…",
+        date=rule.valid_from,
+        excerpt=None,
+        status=rule.status,
+        proposed=rule.status == "proposed",
+    )
+
+
+class PredecessorGroup:
+    """The rules this one replaced, nearest first (the computed supersedes link)."""
+
+    kind: GroupKind = "predecessor"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        chain: list[str] = []
+        current = ctx.rule.supersedes
+        while current and current not in chain and len(chain) < CHAIN_MAX:
+            chain.append(current)
+            row = ctx.conn.execute(
+                "SELECT supersedes FROM rule WHERE id = ?", (current,)
+            ).fetchone()
+            current = row["supersedes"] if row else None
+        rules = rules_by_id(ctx.conn, chain, today=ctx.today, approval_base=ctx.approval_base)
+        return [_rule_entry(r) for r in rules.values()]
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return f"supersedes {entries[0].ref.removeprefix('rule/')}"
+
+
+class SuccessorGroup:
+    """Rules replacing this one, nearest first; proposed ones only with include_proposed."""
+
+    kind: GroupKind = "successor"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        wanted = {"adopted", "superseded"} | ({"proposed"} if ctx.include_proposed else set())
+        found: list[RuleOut] = []
+        frontier = [ctx.rule.id]
+        while frontier and len(found) < CHAIN_MAX:
+            marks = ",".join("?" for _ in frontier)
+            ids = [
+                r[0]
+                for r in ctx.conn.execute(
+                    f"SELECT id FROM rule WHERE supersedes IN ({marks}) ORDER BY seq", frontier
+                )
+            ]
+            rules = rules_by_id(ctx.conn, ids, today=ctx.today, approval_base=ctx.approval_base)
+            step = [r for r in rules.values() if r.status in wanted]
+            found.extend(step)
+            frontier = [r.id for r in step if r.status != "proposed"]
+        return [_rule_entry(r) for r in found[:CHAIN_MAX]]
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return f"superseded by {entries[0].ref.removeprefix('rule/')}"
+
+
+_PROVIDERS: dict[GroupKind, GroupProvider] = {
+    p.kind: p
+    for p in (SourceGroup(), ThreadGroup(), AttachmentGroup(), PredecessorGroup(), SuccessorGroup())
+}
+_ENRICHERS: list[HeadEnricher] = []
+
+
+def add_group_provider(provider: GroupProvider) -> None:
+    """Register (or replace) the provider of one group kind; its place follows GROUP_ORDER."""
+    _PROVIDERS[provider.kind] = provider
+
+
+def add_head_enricher(enricher: HeadEnricher) -> None:
+    """Register a function that adds to a bundle's head, e.g. `head.entities` from the graph."""
+    if enricher not in _ENRICHERS:
+        _ENRICHERS.append(enricher)
+
+
+class BundleBuilder:
+    def __init__(self, providers: list[GroupProvider], enrichers: list[HeadEnricher]) -> None:
+        order = {kind: i for i, kind in enumerate(GROUP_ORDER)}
+        self.providers = sorted(providers, key=lambda p: order[p.kind])
+        self.enrichers = list(enrichers)
+
+    def build(self, ctx: BundleContext) -> Bundle:
+        rule = ctx.rule
+        groups: list[Group] = []
+        parts: list[str] = []
+        proposed = 0
+        for provider in self.providers:
+            entries = provider.entries(ctx)
+            if not entries:
+                continue
+            groups.append(Group(kind=provider.kind, entries=entries))
+            parts.append(provider.line_part(entries))
+            proposed += sum(e.proposed for e in entries)
+        first_source = groups[0].entries[0].ref if groups and groups[0].kind == "source" else None
+        head = Head(
+            ref=rule_ref(rule.id),
+            id=rule.id,
+            scope=ctx.scope,
+            statement=rule.statement,
+            date=rule.valid_from,
+            valid_from=rule.valid_from,
+            valid_to=rule.valid_to,
+            status=rule.status,
+            auto_adopted=rule.auto_adopted,
+            proposed=rule.status == "proposed",
+            source=first_source,
+            quote=rule.evidence.quote,
+            still_valid=rule.still_valid,
+            approval_url=rule.approval_url,
+        )
+        for enrich in self.enrichers:
+            head = enrich(ctx, head)
+        proposed += sum(e.proposed for e in head.entities)
+        return Bundle(head=head, groups=groups, line=_line(head, parts, proposed))
+
+
+def _line(head: Head, parts: list[str], proposed: int) -> str:
+    state = head.status + (", auto-adopted" if head.auto_adopted else "")
+    statement = " ".join(head.statement.split())
+    if len(statement) > 100:
+        statement = statement[:99] + "…"
+    text = f"{head.id} ({state}, from {head.valid_from}): {statement}"
+    if proposed:
+        parts = [*parts, f"(of which {proposed} proposed)"]
+    return f"{text} — {'; '.join(parts)}" if parts else text
+
+
+def default_builder() -> BundleBuilder:
+    return BundleBuilder(list(_PROVIDERS.values()), _ENRICHERS)
+
+
+def compact(bundles: list[Bundle]) -> tuple[list[CompactBundle], dict[str, Related]]:
+    """The MCP form: head.entities left out, each related thing described once in `related`."""
+    related: dict[str, Related] = {}
+    out = []
+    for bundle in bundles:
+        groups = []
+        for group in bundle.groups:
+            for e in group.entries:
+                related.setdefault(
+                    e.ref,
+                    Related(
+                        kind=e.kind, title=e.title, date=e.date, excerpt=e.excerpt, status=e.status
+                    ),
+                )
+            groups.append(
+                CompactGroup(
+                    kind=group.kind,
+                    refs=[e.ref for e in group.entries],
+                    proposed=[e.ref for e in group.entries if e.proposed],
+                )
+            )
+        head = HeadBase.model_validate(bundle.head.model_dump(exclude={"entities"}))
+        out.append(CompactBundle(head=head, groups=groups, line=bundle.line))
+    return out, related

@@ -1,0 +1,313 @@
+"""`search`: full text over rule statements and source text; heads are rules in force on
+`as_of`, ranked by bm25 then recency, each built into a bundle. Every search is logged with
+its terms, the refs it returned and its stages, so that `feedback` can refer to it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from groundnote.auth.principal import Right
+from groundnote.capabilities import (
+    Annotations,
+    Capability,
+    CliExposure,
+    Context,
+    HttpExposure,
+    McpExposure,
+    Policies,
+)
+from groundnote.core.bundles import (
+    Bundle,
+    BundleContext,
+    CompactBundle,
+    Related,
+    compact,
+    default_builder,
+)
+from groundnote.core.fts import match_all, match_any, query_terms
+from groundnote.core.rules import in_force_sql, rules_by_id
+from groundnote.domain.errors import ValidationFailed
+from groundnote.domain.guidance import Next, StrictModel
+from groundnote.domain.ids import Day, ScopeName
+from groundnote.store.oplog import OpLogEntry, write_entry
+
+__all__ = ["SEARCH", "SearchInput", "SearchOutput", "search"]
+
+POOL_FACTOR = 4
+POOL_MIN = 40
+RANK_WINDOW = 1000
+
+
+class SearchInput(StrictModel):
+    scope: ScopeName | None = Field(None, description="The scope to search; or give scopes.")
+    scopes: list[ScopeName] | None = Field(None, min_length=1, max_length=10)
+    query: str = Field(
+        min_length=1, max_length=500, description="Words as a person would say them."
+    )
+    as_of: Day | None = Field(None, description="The day the rules must hold on; default today.")
+    include_proposed: bool = Field(
+        False, description="Also proposed rules, marked proposed: they are not adopted."
+    )
+    limit: int = Field(10, ge=1, le=50)
+    compact: bool | None = Field(
+        None, description="Compact form (each related thing once); default on MCP, full elsewhere."
+    )
+
+    @model_validator(mode="after")
+    def _one_kind_of_scope(self) -> SearchInput:
+        if (self.scope is None) == (self.scopes is None):
+            raise ValueError("give either scope or scopes")
+        return self
+
+
+class SearchOutput(BaseModel):
+    search_id: str = Field(description="Name it in feedback on a result.")
+    as_of: str
+    terms: list[str]
+    form: str = Field(description="full or compact")
+    bundles: list[Bundle] | list[CompactBundle]
+    related: dict[str, Related] = Field(
+        default_factory=dict, description="Compact form: ref → what it is, once per answer."
+    )
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+@dataclass(frozen=True)
+class _Hit:
+    rule_id: str
+    key: tuple[int, int, float, str]  # stage, direct before via source, bm25, -recency
+
+
+def _heads_for(
+    conn: sqlite3.Connection, seqs: dict[int, float], day: str, include_proposed: bool
+) -> list[tuple[str, int, float, str]]:
+    if not seqs:
+        return []
+    proposed = (
+        " OR (NOT EXISTS (SELECT 1 FROM rule_decision d WHERE d.rule_id = r.id) "
+        "AND r.valid_from <= :day AND (r.valid_to IS NULL OR r.valid_to >= :day))"
+        if include_proposed
+        else ""
+    )
+    params: dict[str, Any] = {"day": day}
+    params.update({f"s{i}": seq for i, seq in enumerate(seqs)})
+    marks = ",".join(f":s{i}" for i in range(len(seqs)))
+    rows = conn.execute(
+        f"SELECT r.id, r.seq, r.valid_from FROM rule r WHERE r.seq IN ({marks}) "
+        f"AND (({in_force_sql('r')}){proposed})",
+        params,
+    ).fetchall()
+    return [(r["id"], r["seq"], seqs[r["seq"]], r["valid_from"]) for r in rows]
+
+
+def _recency(day: str) -> str:
+    # Later days sort first: invert each digit so that plain ascending order works.
+    return day.translate(str.maketrans("0123456789", "9876543210"))
+
+
+def _ranked(
+    conn: sqlite3.Connection, table: str, expr: str, pool: int
+) -> tuple[dict[int, float], bool]:
+    """The best `pool` matches by bm25 among the newest RANK_WINDOW matches, and whether capped.
+
+    Ranking every match of a common word costs time in proportion to the scope; streaming the
+    matches newest first and ranking a bounded window keeps a search's cost flat, and below the
+    window (every selective query) the order is exactly bm25.
+    """
+    rows = conn.execute(
+        f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+        (expr, RANK_WINDOW),
+    ).fetchall()
+    rows.sort(key=lambda r: r[1])
+    return {r[0]: r[1] for r in rows[:pool]}, len(rows) == RANK_WINDOW
+
+
+def _stage(
+    conn: sqlite3.Connection,
+    expr: str,
+    stage: int,
+    pool: int,
+    day: str,
+    include_proposed: bool,
+    stages: dict[str, Any],
+) -> list[_Hit]:
+    direct, rules_capped = _ranked(conn, "rule_fts", expr, pool)
+    source_rank, sources_capped = _ranked(conn, "source_fts", expr, pool)
+    via: dict[int, float] = {}
+    if source_rank:
+        marks = ",".join("?" for _ in source_rank)
+        for row in conn.execute(
+            f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
+            f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks})",
+            list(source_rank),
+        ):
+            rank = source_rank[row[1]]
+            if row[0] not in direct and rank < via.get(row[0], 0.0):
+                via[row[0]] = rank
+    stages[f"stage{stage}"] = {
+        "rule_hits": len(direct),
+        "source_hits": len(source_rank),
+        "capped": rules_capped or sources_capped,
+    }
+    hits = [
+        _Hit(rid, (stage, 0, rank, _recency(vf)))
+        for rid, _, rank, vf in _heads_for(conn, direct, day, include_proposed)
+    ]
+    hits += [
+        _Hit(rid, (stage, 1, rank, _recency(vf)))
+        for rid, _, rank, vf in _heads_for(conn, via, day, include_proposed)
+    ]
+    return hits
+
+
+def _search_scope(
+    ctx: Context, scope: str, terms: list[str], value: SearchInput, day: str, stages: dict[str, Any]
+) -> list[tuple[_Hit, Bundle]]:
+    pool = max(POOL_MIN, value.limit * POOL_FACTOR)
+    with ctx.scope_db(scope).read() as conn:
+        hits = _stage(conn, match_all(terms), 1, pool, day, value.include_proposed, stages)
+        wider = match_any(terms)
+        if len(hits) < value.limit and len(terms) > 1 and wider:
+            known = {h.rule_id for h in hits}
+            hits += [
+                h
+                for h in _stage(conn, wider, 2, pool, day, value.include_proposed, stages)
+                if h.rule_id not in known
+            ]
+        hits.sort(key=lambda h: h.key)
+        hits = hits[: value.limit]
+        today = ctx.today()
+        base = ctx.public_url()
+        rules = rules_by_id(conn, [h.rule_id for h in hits], today=today, approval_base=base)
+        builder = default_builder()
+        return [
+            (
+                h,
+                builder.build(
+                    BundleContext(
+                        conn=conn,
+                        scope=scope,
+                        rule=rules[h.rule_id],
+                        as_of=day,
+                        today=today,
+                        include_proposed=value.include_proposed,
+                        approval_base=base,
+                    )
+                ),
+            )
+            for h in hits
+        ]
+
+
+def _refs(bundles: list[Bundle]) -> list[str]:
+    refs: list[str] = []
+    for bundle in bundles:
+        for ref in [bundle.head.ref, *(e.ref for g in bundle.groups for e in g.entries)]:
+            if ref not in refs:
+                refs.append(ref)
+    return refs
+
+
+def search(ctx: Context, value: SearchInput) -> SearchOutput:
+    started = time.perf_counter()
+    terms = query_terms(value.query)
+    if not terms:
+        raise ValidationFailed(
+            "The query has no words to search for.", remedy="Give the words of the rule or topic."
+        )
+    day = value.as_of or ctx.today()
+    scopes = [value.scope] if value.scope else list(dict.fromkeys(value.scopes or []))
+    stages: dict[str, Any] = {}
+    found: list[tuple[_Hit, Bundle]] = []
+    for scope in scopes:
+        found += _search_scope(ctx, scope, terms, value, day, stages)
+    found.sort(key=lambda pair: pair[1].head.scope)
+    found.sort(key=lambda pair: pair[0].key)
+    bundles = [b for _, b in found[: value.limit]]
+    stages["heads"] = len(bundles)
+    stages["ms"] = round((time.perf_counter() - started) * 1000, 2)
+    ctx.log.terms = terms
+    ctx.log.stages = stages
+    if len(scopes) > 1:
+        _log_each_scope(ctx, scopes, bundles)
+    else:
+        ctx.log.refs = _refs(bundles)
+    use_compact = value.compact if value.compact is not None else ctx.channel == "mcp"
+    steps = (
+        [Next(tool="read_rule", why="read a head in full with its decisions")]
+        if bundles
+        else [
+            Next(tool="search", why="try other words, or include_proposed: true"),
+        ]
+    )
+    if bundles:
+        steps.append(Next(tool="feedback", why="say whether a result was useful, with search_id"))
+    if use_compact:
+        small, related = compact(bundles)
+        return SearchOutput(
+            search_id=ctx.log.id,
+            as_of=day,
+            terms=terms,
+            form="compact",
+            bundles=small,
+            related=related,
+            next=steps,
+        )
+    return SearchOutput(
+        search_id=ctx.log.id, as_of=day, terms=terms, form="full", bundles=bundles, next=steps
+    )
+
+
+def _log_each_scope(ctx: Context, scopes: list[str], bundles: list[Bundle]) -> None:
+    """A cross-scope search is logged in every scope it read, under one id, with that scope's refs."""
+    for scope in scopes:
+        entry = OpLogEntry(
+            refs=_refs([b for b in bundles if b.head.scope == scope]),
+            terms=ctx.log.terms,
+            stages=ctx.log.stages,
+            cross_scope=True,
+            id=ctx.log.id,
+        )
+        with ctx.scope_db(scope).write() as conn:
+            write_entry(
+                conn,
+                entry,
+                at=ctx.clock.instant(),
+                grant_id=ctx.actor,
+                channel=ctx.channel,
+                operation="search",
+                outcome="ok",
+                input_sha256=ctx.input_sha256,
+            )
+    ctx.log.written = True
+
+
+SEARCH: Capability[SearchInput, SearchOutput] = Capability(
+    name="core.search",
+    kind="query",
+    right=Right.READ,
+    input=SearchInput,
+    output=SearchOutput,
+    description=(
+        "Search the adopted rules of a scope by words, with their evidence. Use it before you "
+        "answer a question about how things are done, and before proposing a rule (it may "
+        "exist). Returns bundles: the rule in force on as_of (default today) with its status, "
+        'date and "still valid?" hint, then its sources, the rest of the mail thread, '
+        "attachments, and the rules it replaced or that replace it; line is a one-line summary. "
+        'When you use a rule, tell the person its date and source and pass on "still valid?"; '
+        'say "auto-adopted" for rules marked so, and never present a proposed rule as adopted.'
+    ),
+    handler=search,
+    mcp=McpExposure("search"),
+    http=HttpExposure("POST", "/v1/search"),
+    cli=CliExposure(("search",)),
+    annotations=Annotations(read_only=True, idempotent=True),
+    policies=Policies(benchmark="required"),
+    log_operation="search",
+)

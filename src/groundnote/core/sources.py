@@ -1,0 +1,323 @@
+"""Sources: mails (`mail:<message-id>`) and meetings (`jamie:<id>`) with attachments `#1…`.
+
+A source never changes. Storing the same content again is a no-op; different content under
+an existing id is refused, because a mail or a meeting record is evidence and evidence must
+not move under the rules that cite it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, Field, model_validator
+
+from groundnote.auth.principal import Right
+from groundnote.capabilities import (
+    Annotations,
+    Capability,
+    CliExposure,
+    Context,
+    HttpExposure,
+    McpExposure,
+)
+from groundnote.core.fts import index_source
+from groundnote.domain.errors import ValidationFailed
+from groundnote.domain.guidance import Next, StrictModel
+from groundnote.domain.ids import Day, ScopeName
+
+__all__ = [
+    "STORE_SOURCE",
+    "AttachmentIn",
+    "AttachmentOut",
+    "MailIn",
+    "MeetingIn",
+    "SourceOut",
+    "StoreSourceInput",
+    "attachment_ref",
+    "source_ref",
+    "store_source",
+]
+
+MESSAGE_ID_RE = r"^<[^<>\s]+>$"
+INSTANT_RE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"
+MAX_BODY = 1_000_000
+MAX_ATTACHMENT_TEXT = 2_000_000
+
+Address = Annotated[str, Field(min_length=1, max_length=320)]
+MessageId = Annotated[str, Field(pattern=MESSAGE_ID_RE, max_length=998)]
+
+
+def source_ref(source_id: str) -> str:
+    return f"source/{source_id}"
+
+
+def attachment_ref(source_id: str, n: int) -> str:
+    return f"attachment/{source_id}#{n}"
+
+
+class AttachmentIn(StrictModel):
+    filename: str = Field(min_length=1, max_length=255)
+    media_type: str = Field(pattern=r"^[A-Za-z0-9][\w.+-]*/[\w.+-]+$", max_length=127)
+    size: int | None = Field(None, ge=0, description="Bytes of the file; omitted: those of text.")
+    sha256: str | None = Field(
+        None, pattern=r"^[0-9a-f]{64}$", description="Of the file; omitted: of text."
+    )
+    text: str | None = Field(
+        None, max_length=MAX_ATTACHMENT_TEXT, description="The extracted text, where there is any."
+    )
+
+    @model_validator(mode="after")
+    def _described(self) -> AttachmentIn:
+        if self.text is None and (self.size is None or self.sha256 is None):
+            raise ValueError("an attachment without text needs size and sha256 of the file")
+        return self
+
+
+class MailIn(StrictModel):
+    kind: Literal["mail"] = "mail"
+    id: str = Field(
+        pattern=r"^mail:<[^<>\s]+>$",
+        max_length=1003,
+        description="mail:<message-id>, the Message-ID header with its angle brackets.",
+    )
+    subject: str = Field("", max_length=998)
+    sender: Address | None = Field(None, description="The From header.")
+    to: list[Address] = Field(default_factory=list, max_length=500)
+    cc: list[Address] = Field(default_factory=list, max_length=500)
+    sent_at: str | None = Field(
+        None, pattern=INSTANT_RE, description="UTC instant of the Date header."
+    )
+    body: str = Field("", max_length=MAX_BODY, description="The body as plain text.")
+    in_reply_to: MessageId | None = Field(None, description="The In-Reply-To header: <message-id>.")
+    references: list[MessageId] = Field(default_factory=list, max_length=200)
+    attachments: list[AttachmentIn] = Field(default_factory=list, max_length=50)
+
+
+class MeetingIn(StrictModel):
+    kind: Literal["meeting"] = "meeting"
+    id: str = Field(pattern=r"^jamie:[A-Za-z0-9._-]{1,200}$", description="jamie:<meeting id>.")
+    title: str = Field(min_length=1, max_length=500)
+    date: Day
+    participants: list[Address] = Field(default_factory=list, max_length=500)
+    transcript: str = Field(min_length=1, max_length=MAX_BODY)
+    attachments: list[AttachmentIn] = Field(default_factory=list, max_length=50)
+
+
+class StoreSourceInput(StrictModel):
+    scope: ScopeName
+    source: Annotated[MailIn | MeetingIn, Field(discriminator="kind")]
+
+
+class AttachmentOut(BaseModel):
+    ref: str = Field(description="attachment/<source id>#<n>: cite it as evidence with this.")
+    n: int
+    filename: str
+    media_type: str
+    size: int
+    sha256: str
+    has_text: bool
+
+
+class SourceOut(BaseModel):
+    ref: str = Field(description="source/<id>: cite it as evidence with this.")
+    id: str
+    kind: Literal["mail", "meeting"]
+    title: str
+    day: str
+    sender: str | None
+    in_reply_to: str | None = Field(
+        description="The source ref of the mail this one answers, if stored."
+    )
+    attachments: list[AttachmentOut]
+    stored: bool = Field(
+        description="false: it was stored before with the same content; nothing changed."
+    )
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def _day_of(instant: str, zone: str) -> str:
+    moment = datetime.fromisoformat(instant.replace("Z", "+00:00"))
+    return moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d")
+
+
+def _attachment_rows(items: list[AttachmentIn]) -> list[dict[str, Any]]:
+    rows = []
+    for n, item in enumerate(items, start=1):
+        data = item.text.encode("utf-8") if item.text is not None else b""
+        rows.append(
+            {
+                "n": n,
+                "filename": item.filename,
+                "media_type": item.media_type.lower(),
+                "size": item.size if item.size is not None else len(data),
+                "sha256": item.sha256 or hashlib.sha256(data).hexdigest(),
+                "text": item.text,
+            }
+        )
+    return rows
+
+
+def _source_row(value: MailIn | MeetingIn, zone: str, today: str) -> dict[str, Any]:
+    if isinstance(value, MailIn):
+        return {
+            "id": value.id,
+            "kind": "mail",
+            "title": value.subject,
+            "day": _day_of(value.sent_at, zone) if value.sent_at else today,
+            "sent_at": value.sent_at,
+            "sender": value.sender,
+            "recipients": json.dumps(value.to, ensure_ascii=False),
+            "cc": json.dumps(value.cc, ensure_ascii=False),
+            "in_reply_to": value.in_reply_to,
+            "refs": json.dumps(value.references, ensure_ascii=False),
+            "participants": "[]",
+            "body": value.body,
+        }
+    return {
+        "id": value.id,
+        "kind": "meeting",
+        "title": value.title,
+        "day": value.date,
+        "sent_at": None,
+        "sender": None,
+        "recipients": "[]",
+        "cc": "[]",
+        "in_reply_to": None,
+        "refs": "[]",
+        "participants": json.dumps(value.participants, ensure_ascii=False),
+        "body": value.transcript,
+    }
+
+
+def _content_sha256(row: dict[str, Any], attachments: list[dict[str, Any]]) -> str:
+    canonical = json.dumps([row, attachments], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def insert_source(
+    conn: sqlite3.Connection, row: dict[str, Any], attachments: list[dict[str, Any]]
+) -> int:
+    """Write a source row (with its seq) and its attachments, and index their text."""
+    seq = (
+        row.get("seq") or conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM source").fetchone()[0]
+    )
+    columns = {**row, "seq": seq}
+    names = ", ".join(columns)
+    conn.execute(
+        f"INSERT INTO source ({names}) VALUES ({', '.join('?' for _ in columns)})",
+        list(columns.values()),
+    )
+    for att in attachments:
+        conn.execute(
+            "INSERT INTO source_attachment (source_id, n, filename, media_type, size, sha256, text) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (
+                row["id"],
+                att["n"],
+                att["filename"],
+                att["media_type"],
+                att["size"],
+                att["sha256"],
+                att["text"],
+            ),
+        )
+    texts = [a["text"] for a in attachments if a["text"] is not None]
+    index_source(conn, int(seq), row["title"], row["body"], texts)
+    return int(seq)
+
+
+def read_source(
+    conn: sqlite3.Connection, source_id: str, *, stored: bool = True
+) -> SourceOut | None:
+    row = conn.execute("SELECT * FROM source WHERE id = ?", (source_id,)).fetchone()
+    if row is None:
+        return None
+    parent = None
+    if row["in_reply_to"]:
+        found = conn.execute(
+            "SELECT id FROM source WHERE id = ?", ("mail:" + row["in_reply_to"],)
+        ).fetchone()
+        parent = source_ref(found["id"]) if found else None
+    atts = [
+        AttachmentOut(
+            ref=attachment_ref(source_id, a["n"]),
+            n=a["n"],
+            filename=a["filename"],
+            media_type=a["media_type"],
+            size=a["size"],
+            sha256=a["sha256"],
+            has_text=a["text"] is not None,
+        )
+        for a in conn.execute(
+            "SELECT * FROM source_attachment WHERE source_id = ? ORDER BY n", (source_id,)
+        )
+    ]
+    return SourceOut(
+        ref=source_ref(source_id),
+        id=source_id,
+        kind=row["kind"],
+        title=row["title"],
+        day=row["day"],
+        sender=row["sender"],
+        in_reply_to=parent,
+        attachments=atts,
+        stored=stored,
+    )
+
+
+def store_source(ctx: Context, value: StoreSourceInput) -> SourceOut:
+    row = _source_row(value.source, ctx.config.zone, ctx.today())
+    attachments = _attachment_rows(value.source.attachments)
+    digest = _content_sha256(row, attachments)
+    with ctx.write(value.scope) as conn:
+        existing = conn.execute(
+            "SELECT content_sha256 FROM source WHERE id = ?", (row["id"],)
+        ).fetchone()
+        if existing is not None and existing[0] != digest:
+            raise ValidationFailed(
+                f"The source {row['id']} is stored already with different content.",
+                remedy=(
+                    f"A stored source never changes. Cite the existing {source_ref(row['id'])} as it "
+                    "is; a corrected document is a new source with its own id."
+                ),
+                existing=source_ref(row["id"]),
+            )
+        if existing is None:
+            row.update(content_sha256=digest, stored_at=ctx.clock.instant(), stored_by=ctx.actor)
+            insert_source(conn, row, attachments)
+        ctx.log.refs = [source_ref(row["id"])]
+        out = read_source(conn, row["id"], stored=existing is None)
+    assert out is not None
+    out.next = [
+        Next(tool="propose_rule", why=f"cite {out.ref} as evidence for a rule it states"),
+        Next(tool="search", why="see which rules already rest on this topic"),
+    ]
+    return out
+
+
+STORE_SOURCE: Capability[StoreSourceInput, SourceOut] = Capability(
+    name="core.store_source",
+    kind="command",
+    right=Right.PROPOSE,
+    input=StoreSourceInput,
+    output=SourceOut,
+    description=(
+        "Store a mail (id mail:<message-id>) or a meeting record (id jamie:<id>) with its "
+        "attachments, so that rules can cite it as evidence. Use it before propose_rule whenever "
+        "the evidence is not stored yet. Storing the same content again changes nothing "
+        "(stored: false); different content under an existing id is refused, because evidence "
+        "never changes. Returns the source ref and one ref per attachment (attachment/<id>#1…): "
+        "cite those refs in propose_rule."
+    ),
+    handler=store_source,
+    mcp=McpExposure("store_source"),
+    http=HttpExposure("POST", "/v1/sources"),
+    cli=CliExposure(("sources", "store")),
+    annotations=Annotations(read_only=False, idempotent=True),
+    log_operation="store_source",
+)

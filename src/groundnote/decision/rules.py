@@ -1,0 +1,90 @@
+"""A person's decision on a rule: adopt or reject a proposal, retract an adopted rule.
+
+Reached only through the approval channel (its HTTP route and the approval pages); agents
+never decide (DESIGN §2.6). Decisions are rows: a new decision never edits an old one.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from groundnote.auth.principal import Right
+from groundnote.capabilities import Annotations, Capability, Context, HttpExposure
+from groundnote.core import RuleAnswer, rule_answer
+from groundnote.domain.errors import (
+    AlreadyDecided,
+    NotFound,
+    ReasonMissing,
+    RightMissing,
+    StateChanged,
+)
+from groundnote.domain.guidance import Next, StrictModel
+from groundnote.domain.ids import RuleId, ScopeName
+
+__all__ = ["RULE_DECIDE", "RuleDecisionInput", "rule_decide"]
+
+# What each verdict needs the rule's latest verdict to be (None: no decision yet, proposed).
+_FROM: dict[str, str | None] = {"adopt": None, "reject": None, "retract": "adopt"}
+
+
+class RuleDecisionInput(StrictModel):
+    scope: ScopeName
+    id: RuleId
+    verdict: Literal["adopt", "reject", "retract"]
+    reason: str | None = Field(
+        None, min_length=1, max_length=1000, description="Required to reject or retract."
+    )
+
+
+def rule_decide(ctx: Context, value: RuleDecisionInput) -> RuleAnswer:
+    if not ctx.actor.startswith("person:"):
+        raise RightMissing("Only a person decides on rules.", remedy="Decide on the approval page.")
+    if value.verdict != "adopt" and not (value.reason and value.reason.strip()):
+        raise ReasonMissing(f"To {value.verdict} a rule, give a reason.")
+    with ctx.write(value.scope) as conn:
+        row = conn.execute(
+            "SELECT st.status, (SELECT d.verdict FROM rule_decision d WHERE d.rule_id = st.id "
+            "ORDER BY d.seq DESC LIMIT 1) AS latest FROM rule_state st WHERE st.id = ?",
+            (value.id,),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"No rule {value.id} in {value.scope}.")
+        if row["latest"] != _FROM[value.verdict]:
+            if value.verdict == "retract" and row["latest"] is None:
+                raise StateChanged(
+                    f"The rule {value.id} is only proposed; there is nothing to retract.",
+                    remedy="Reject the proposal instead, with a reason.",
+                    current=row["status"],
+                )
+            raise AlreadyDecided(
+                f"The rule {value.id} is {row['status']} already.", current=row["status"]
+            )
+        conn.execute(
+            "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
+            "VALUES (?, ?, ?, ?, ?, 'approval')",
+            (value.id, value.verdict, value.reason, ctx.actor, ctx.clock.instant()),
+        )
+        ctx.log.refs = [f"rule/{value.id}"]
+        return rule_answer(
+            ctx, conn, value.id, [Next(tool="read_rule", why="see the rule as it is now")]
+        )
+
+
+RULE_DECIDE: Capability[RuleDecisionInput, RuleAnswer] = Capability(
+    name="decision.rule_decide",
+    kind="command",
+    right=Right.DECIDE,
+    input=RuleDecisionInput,
+    output=RuleAnswer,
+    description=(
+        "A person adopts or rejects a proposed rule, or retracts an adopted one. Reject and "
+        "retract need a reason; a second decision on the same state is refused as already-decided."
+    ),
+    handler=rule_decide,
+    http=HttpExposure("POST", "/v1/rules/{id}/decision"),
+    approval=True,
+    annotations=Annotations(read_only=False, destructive=True),
+    log_operation="decide",
+)

@@ -1,0 +1,3 @@
+from tests.core.conftest import decide
+
+__all__ = ["decide"]
