@@ -1,5 +1,6 @@
 """Store files, the write gate, migration ledgers, the home and its scope registry."""
 
+from groundnote.store.check import check_file, check_home
 from groundnote.store.database import Database, connect
 from groundnote.store.gate import WriteGate, WriteGateReentrant
 from groundnote.store.home import Home, ScopeInfo, Subsystem
@@ -23,6 +24,8 @@ __all__ = [
     "Subsystem",
     "WriteGate",
     "WriteGateReentrant",
+    "check_file",
+    "check_home",
     "connect",
     "file_bytes",
     "ledger_versions",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +25,12 @@ _SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}$")
 
 @dataclass(frozen=True)
 class Subsystem:
-    """A subsystem's tables: its name (the ledger key) and its ordered migrations."""
+    """A subsystem's tables: its name (the ledger key), its ordered migrations, and optionally
+    a check of its own invariants (a projection equal to its rebuild) for `groundnote check`."""
 
     name: str
     migrations: Sequence[Migration]
+    check: Callable[[Database], list[str]] | None = None
 
 
 @dataclass(frozen=True)

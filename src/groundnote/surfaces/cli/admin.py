@@ -13,11 +13,12 @@ from groundnote.auth import create_grant, list_grants, parse_scope_rights, revok
 from groundnote.capabilities.docs import write_docs
 from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError
-from groundnote.runtime import build_registry
+from groundnote.runtime import INSTANCE_SUBSYSTEMS, build_registry
+from groundnote.store import check_home
 from groundnote.surfaces.cli.session import CliSession
 from groundnote.surfaces.http.approval import approval_registry
 
-__all__ = ["docs_command", "grant_group", "scope_group"]
+__all__ = ["check_command", "docs_command", "grant_group", "scope_group"]
 
 
 def _fail(exc: GroundnoteError) -> None:
@@ -167,3 +168,21 @@ def docs_command(out: Path) -> None:
     capabilities = [*build_registry(), *approval_registry()]
     written = write_docs(capabilities, Config(), out)
     click.echo(f"wrote {len(written)} pages to {out}")
+
+
+@click.command("check", help="Check every store file: integrity, migrations, projections.")
+@click.pass_obj
+def check_command(session: CliSession) -> None:
+    runtime = session.runtime
+    report = check_home(runtime.home, INSTANCE_SUBSYSTEMS)
+    failed = False
+    for name, problems in report.items():
+        if problems:
+            failed = True
+            click.echo(f"{name}: {len(problems)} problem(s)")
+            for problem in problems:
+                click.echo(f"  {problem}")
+        else:
+            click.echo(f"{name}: ok")
+    if failed:
+        raise SystemExit(1)

@@ -10,7 +10,7 @@ from groundnote import __version__
 from groundnote.config import ConfigError
 from groundnote.runtime import build_registry
 from groundnote.store import MigrationChecksumMismatch
-from groundnote.surfaces.cli.admin import docs_command, grant_group, scope_group
+from groundnote.surfaces.cli.admin import check_command, docs_command, grant_group, scope_group
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
 from groundnote.surfaces.cli.imports import import_group
 from groundnote.surfaces.cli.rebuild import rebuild_group
@@ -51,6 +51,7 @@ for command in (
     grant_group,
     rebuild_group,
     import_group,
+    check_command,
     docs_command,
 ):
     cli.add_command(command)
