@@ -39,5 +39,10 @@ def check_home(home: Home, instance_subsystems: Sequence[Subsystem]) -> dict[str
     """File name → its problems, for instance.db and every scope file."""
     report = {"instance.db": check_file(home.instance, instance_subsystems)}
     for scope in home.scope_names():
-        report[f"scopes/{scope}.db"] = check_file(home.scope_db(scope), home.scope_subsystems)
+        # Opened as it is: the usual opener migrates, and would stop at a changed ledger.
+        db = Database(home.scope_path(scope))
+        try:
+            report[f"scopes/{scope}.db"] = check_file(db, home.scope_subsystems)
+        finally:
+            db.close()
     return report
