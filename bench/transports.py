@@ -1,6 +1,8 @@
-"""`status` per call: directly, over HTTP (uvicorn on loopback, a separate process) and over
-MCP (the official client over streamable HTTP and over stdio). Prints calls per second, p50,
-p95 and the overhead over direct at p50 (targets: HTTP ≤ 2 ms, MCP ≤ 3 ms).
+"""Every capability whose policy says `benchmark: required`, per call: directly, over HTTP
+(uvicorn on loopback, a separate process) and over MCP (the official client over streamable
+HTTP and over stdio). Prints calls per second, p50, p95 and the overhead over direct at p50
+(targets: HTTP ≤ 2 ms, MCP ≤ 3 ms). Each capability's case is set up in `CASES`; a required
+capability without a case stops the run, so none is silently left out.
 
     .venv/bin/python -m bench.transports [--n 500]
 """
@@ -14,7 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import httpx2
@@ -22,39 +26,130 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import Timing, print_table, time_calls
-from groundnote.auth import Right, create_grant
-from groundnote.runtime import open_runtime
+from groundnote.auth import LOCAL_OPERATOR, Right, create_grant
+from groundnote.capabilities import Capability
+from groundnote.runtime import Runtime, open_runtime
 
 TARGETS = {"http": 2.0, "mcp-http": 3.0, "mcp-stdio": 3.0}
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.org",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.org",
+}
+RECORD = """---
+id: e1-0123456789ab
+class: convention
+status: candidate
+epistemics: decided
+date: 2026-09-12
+title: Releases are tagged from main
+provenance:
+  origin: authored
+  derived_from: [file:README.md]
+---
+Tag every release on main.
+"""
 
 
-async def _time_mcp(client: Client, n: int) -> Timing:
+def _status_case(runtime: Runtime, work: Path) -> dict[str, Any]:
+    runtime.home.create_scope("demo")
+    return {"scope": "demo"}
+
+
+def _record_case(runtime: Runtime, work: Path) -> dict[str, Any]:
+    repo = work / "checkout"
+    (repo / ".ai/repo/knowledge/candidates").mkdir(parents=True)
+    (repo / "README.md").write_text("# bench\n")
+    (repo / ".ai/repo/knowledge/candidates/e1-0123456789ab.md").write_text(RECORD)
+    for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "bench"]):
+        subprocess.run(["git", "-C", str(repo), *command], check=True, env=GIT_ENV)
+    runtime.home.create_scope("kb", repo=str(repo))
+    return {"scope": "kb", "id": "e1-0123456789ab"}
+
+
+def _search_case(runtime: Runtime, work: Path) -> dict[str, Any]:
+    runtime.home.create_scope("rules", approval_mode="auto")
+    mail = {
+        "kind": "mail",
+        "id": "mail:<r1@bench.example>",
+        "subject": "Rabatte",
+        "body": "Rabatte über 10 % nur mit Freigabe der Vertriebsleitung.",
+    }
+    rule = {
+        "statement": "Rabatte über 10 % brauchen die Freigabe der Vertriebsleitung.",
+        "evidence": {
+            "quote": "Rabatte über 10 % nur mit Freigabe",
+            "refs": ["source/mail:<r1@bench.example>"],
+        },
+        "valid_from": "2026-01-01",
+    }
+    for name, raw in (("core.store_source", {"source": mail}), ("core.propose_rule", rule)):
+        runtime.invoke(
+            runtime.registry.get(name),
+            {"scope": "rules", **raw},
+            principal=LOCAL_OPERATOR,
+            channel="cli",
+        )
+    # compact on every transport, so each answers the same form the direct call does
+    return {"scope": "rules", "query": "Rabatt Freigabe", "compact": True}
+
+
+# capability → how its one case is set up (and its input)
+CASES: dict[str, Callable[[Runtime, Path], dict[str, Any]]] = {
+    "core.status": _status_case,
+    "core.search": _search_case,
+    "knowledge_base.record": _record_case,
+}
+
+
+async def _time_mcp(client: Client, tool: str, raw: dict[str, Any], n: int) -> Timing:
     for _ in range(20):
-        await client.call_tool("status", {"scope": "demo"})
+        await client.call_tool(tool, raw)
     samples = []
     for _ in range(n):
         start = time.perf_counter()
-        result = await client.call_tool("status", {"scope": "demo"})
+        result = await client.call_tool(tool, raw)
         samples.append((time.perf_counter() - start) * 1000)
-        assert not result.is_error
+        assert not result.is_error, result.structured_content
     return Timing(samples)
 
 
-async def _mcp_http(url: str, token: str, n: int) -> Timing:
+async def _mcp_http(url: str, token: str, tool: str, raw: dict[str, Any], n: int) -> Timing:
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http_client,
         Client(streamable_http_client(url, http_client=http_client)) as client,
     ):
-        return await _time_mcp(client, n)
+        return await _time_mcp(client, tool, raw, n)
 
 
-async def _mcp_stdio(home: Path, token: str, n: int) -> Timing:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "groundnote", "--home", str(home), "mcp", "--token", token],
-    )
-    async with Client(params) as client:
-        return await _time_mcp(client, n)
+async def _mcp_stdio(home: Path, token: str, tool: str, raw: dict[str, Any], n: int) -> Timing:
+    args = ["-m", "groundnote", "--home", str(home), "mcp", "--token", token]
+    async with Client(StdioServerParameters(command=sys.executable, args=args)) as client:
+        return await _time_mcp(client, tool, raw, n)
+
+
+def _http_call(client: httpx.Client, cap: Capability[Any, Any], raw: dict[str, Any]) -> None:
+    assert cap.http is not None
+    path = cap.http.path.format(**raw)
+    rest = {k: v for k, v in raw.items() if "{" + k + "}" not in cap.http.path}
+    if cap.http.method == "GET":
+        client.get(path, params=rest).raise_for_status()
+    else:
+        client.request(cap.http.method, path, json=rest).raise_for_status()
+
+
+def _wait_for(base: str) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"{base}/openapi.json", timeout=1)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def main() -> None:
@@ -63,9 +158,14 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=18765)
     args = parser.parse_args()
 
-    home = Path(tempfile.mkdtemp(prefix="gn-bench-")) / "home"
+    work = Path(tempfile.mkdtemp(prefix="gn-bench-"))
+    home = work / "home"
     runtime = open_runtime(home, environ={})
-    runtime.home.create_scope("demo")
+    required = [cap for cap in runtime.registry if cap.policies.benchmark == "required"]
+    missing = [cap.name for cap in required if cap.name not in CASES]
+    if missing:
+        sys.exit(f"bench.transports has no case for {', '.join(missing)}: add one to CASES")
+    cases = {cap.name: CASES[cap.name](runtime, work) for cap in required}
     _, token = create_grant(
         runtime.home.instance,
         "bench",
@@ -75,74 +175,72 @@ def main() -> None:
         now=runtime.home.clock.instant(),
     )
     principal = runtime.authenticate(token)
-    status = runtime.registry.get("core.status")
-    results: dict[str, Timing] = {
-        "direct": time_calls(
-            lambda: runtime.invoke(status, {"scope": "demo"}, principal=principal, channel="mcp"),
-            args.n,
-        )
-    }
-
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "groundnote",
-            "--home",
-            str(home),
-            "serve",
-            "--port",
-            str(args.port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ},
-    )
-    base = f"http://127.0.0.1:{args.port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{base}/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as client:
-            results["http"] = time_calls(
-                lambda: client.get("/v1/status", params={"scope": "demo"}).raise_for_status(),
+    results: dict[str, dict[str, Timing]] = {}
+    for cap in required:
+        raw = cases[cap.name]
+        results[cap.name] = {
+            "direct": time_calls(
+                lambda cap=cap, raw=raw: runtime.invoke(
+                    cap, raw, principal=principal, channel="mcp"
+                ),
                 args.n,
             )
-        results["mcp-http"] = asyncio.run(_mcp_http(f"{base}/mcp", token, args.n))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-    results["mcp-stdio"] = asyncio.run(_mcp_stdio(home, token, args.n))
+        }
 
-    direct = results["direct"].p50
+    command = [
+        sys.executable,
+        "-m",
+        "groundnote",
+        "--home",
+        str(home),
+        "serve",
+        "--port",
+        str(args.port),
+    ]
+    base = f"http://127.0.0.1:{args.port}"
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as server:
+        try:
+            _wait_for(base)
+            with httpx.Client(
+                base_url=base, headers={"Authorization": f"Bearer {token}"}
+            ) as client:
+                for cap in required:
+                    raw = cases[cap.name]
+                    if cap.http:
+                        results[cap.name]["http"] = time_calls(
+                            lambda cap=cap, raw=raw: _http_call(client, cap, raw), args.n
+                        )
+            for cap in required:
+                if cap.mcp:
+                    results[cap.name]["mcp-http"] = asyncio.run(
+                        _mcp_http(f"{base}/mcp", token, cap.mcp.tool, cases[cap.name], args.n)
+                    )
+        finally:
+            server.terminate()
+    for cap in required:
+        if cap.mcp:
+            results[cap.name]["mcp-stdio"] = asyncio.run(
+                _mcp_stdio(home, token, cap.mcp.tool, cases[cap.name], args.n)
+            )
+
     rows = []
-    for name, timing in results.items():
-        overhead = timing.p50 - direct
-        target = TARGETS.get(name)
-        verdict = (
-            ""
-            if target is None
-            else ("meets" if overhead <= target else "MISSES") + f" ≤ {target} ms"
-        )
-        rows.append(
-            [
-                name,
-                timing.per_second,
-                timing.p50,
-                timing.p95,
-                "" if name == "direct" else f"{overhead:.2f}",
-                verdict,
-            ]
-        )
+    for name, timings in results.items():
+        direct = timings["direct"].p50
+        for transport, timing in timings.items():
+            overhead = timing.p50 - direct
+            target = TARGETS.get(transport)
+            verdict = (
+                ""
+                if target is None
+                else ("meets" if overhead <= target else "MISSES") + f" ≤ {target} ms"
+            )
+            shown = "" if transport == "direct" else f"{overhead:.2f}"
+            rows.append(
+                [name, transport, timing.per_second, timing.p50, timing.p95, shown, verdict]
+            )
     print_table(
-        f"status, {args.n} calls per transport (ms)",
-        ["transport", "calls/s", "p50", "p95", "overhead p50", "target"],
+        f"{args.n} calls per transport (ms)",
+        ["capability", "transport", "calls/s", "p50", "p95", "overhead p50", "target"],
         rows,
     )
     runtime.close()
