@@ -1,5 +1,8 @@
 """groundnote.json in the home, plus environment overrides, validated strictly.
 
+Every section lives here, the subsystems' too: this module imports nothing of the project,
+so any module may read the configuration without an import cycle.
+
 An unknown key or a wrong type stops start-up with a message that names the file, the key
 and what is allowed. Environment variables override the file: `GROUNDNOTE_ZONE`,
 `GROUNDNOTE_PUBLIC_URL`, and nested keys with `__`, e.g. `GROUNDNOTE_GRAPH__MAX_DEPTH=8`.
@@ -9,17 +12,29 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Any, Literal
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
-from groundnote.graph.config import GraphConfig
-from groundnote.impulses.config import ImpulsesConfig
-from groundnote.knowledge.config import KnowledgeConfig
-
-__all__ = ["CONFIG_FILE", "Config", "ConfigError", "load_config"]
+__all__ = [
+    "CONFIG_FILE",
+    "DEFAULT_ENTITY_TYPES",
+    "Config",
+    "ConfigError",
+    "GraphConfig",
+    "ImpulsesConfig",
+    "KnowledgeConfig",
+    "load_config",
+]
 
 CONFIG_FILE = "groundnote.json"
 ENV_PREFIX = "GROUNDNOTE_"
@@ -29,6 +44,157 @@ ENV_NOT_CONFIG = {"GROUNDNOTE_HOME", "GROUNDNOTE_TOKEN"}
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+# -- graph (seed 000 §7) --------------------------------------------------------------
+
+DEFAULT_ENTITY_TYPES = [
+    "organisation",
+    "department",
+    "project",
+    "customer",
+    "object",
+    "person",
+    "case",
+    "topic",
+]
+
+EntityType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{1,29}$")]
+
+
+class GraphConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entity_types: list[EntityType] = Field(
+        default_factory=lambda: list(DEFAULT_ENTITY_TYPES),
+        min_length=1,
+        description="The full list of entity types; extend it by adding.",
+    )
+    max_depth: int = Field(
+        16, ge=2, le=64, description="Levels of the tree, the top level included."
+    )
+    proposed_min_confidence: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="A proposed link counts in bundles from this confidence on; null: only confirmed ones.",
+    )
+
+    @field_validator("entity_types")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("entity_types must not repeat a type")
+        return value
+
+
+# -- knowledge (DESIGN §10) ----------------------------------------------------------
+
+
+def _relative(value: str) -> str:
+    path = PurePosixPath(value)
+    if not value or path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"{value!r} must be a path inside the checkout, e.g. '.ai/repo/knowledge'")
+    return str(path)
+
+
+class KnowledgeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    root: str = Field(
+        ".ai/repo/knowledge",
+        description="Folder of the records, relative to the checkout; holds candidates/ and curated/.",
+    )
+    ledger: str = Field(
+        ".ai/repo/ledger",
+        description=(
+            "The ledger that vouches for sessions, tasks and decisions: one JSONL file, or a "
+            "folder of *.jsonl files; one object per line with `kind` and `id`."
+        ),
+    )
+    sessions: str = Field(
+        ".ai/repo/sessions",
+        description="Folder of tracked session records; `<id>.<ext>` vouches for `session:<id>`.",
+    )
+    adr_dirs: list[str] = Field(
+        default_factory=lambda: ["docs/adr", "doc/adr", "adr", "docs/decisions"],
+        description="Folders of architecture decision records; `adr:<n>` names `<n>-title.md`.",
+    )
+    issue_dirs: list[str] = Field(
+        default_factory=lambda: [".ai/repo/issues", "docs/issues"],
+        description="Folders of issue files; `issue:<n>` names `<n>.md` or `<n>-title.md`.",
+    )
+    test_patterns: list[str] = Field(
+        default_factory=lambda: [
+            "tests/*",
+            "test/*",
+            "*/tests/*",
+            "*/test/*",
+            "test_*",
+            "*/test_*",
+            "*_test.*",
+            "*.test.*",
+            "*_spec.*",
+            "*.spec.*",
+        ],
+        description="Glob patterns (fnmatch) of the files a `test:` reference may name.",
+    )
+
+    @field_validator("root", "ledger", "sessions")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return _relative(value)
+
+    @field_validator("adr_dirs", "issue_dirs")
+    @classmethod
+    def _all_inside(cls, value: list[str]) -> list[str]:
+        return [_relative(v) for v in value]
+
+
+# -- impulses (seed 003) -------------------------------------------------------------
+
+
+class ImpulsesConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ema_alpha: float = Field(
+        0.2,
+        gt=0,
+        le=1,
+        description=(
+            "Weight of a new observation when conceptLink_write links an existing edge again: "
+            "weight = alpha * observed + (1 - alpha) * previous."
+        ),
+    )
+    require_auth: bool = Field(
+        False,
+        description=(
+            "true: every resolve needs credentials. false: anonymous callers may resolve the "
+            "read allowlist. Writes need credentials either way."
+        ),
+    )
+    anonymous_org: str = Field(
+        "public",
+        min_length=1,
+        description=(
+            "The org whose rows anonymous callers read through the read allowlist. No grant "
+            "belongs to it unless the operator creates one with this org."
+        ),
+    )
+    vessel_id: str = Field(
+        "groundnote", min_length=1, description="The vessel id discovery advertises."
+    )
+    max_body_bytes: int = Field(
+        1_048_576, ge=1024, description="A resolve request body above this size is refused."
+    )
+    audit_ttl_seconds: int | None = Field(
+        None,
+        ge=1,
+        description="How long conceptUpkeepAuditLog impulses are kept; null: for ever.",
+    )
+    prune_interval_seconds: int = Field(
+        300, ge=1, description="How often `serve` deletes impulses whose expires_at has passed."
+    )
 
 
 class ScopeSettings(_Section):

@@ -17,8 +17,6 @@ from groundnote.auth import Principal, authenticate
 from groundnote.capabilities import Capability, Registry
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
-from groundnote.impulses.capabilities import CAPABILITIES as IMPULSE_CAPABILITIES
-from groundnote.knowledge.capabilities import CAPABILITIES as KNOWLEDGE_CAPABILITIES
 from groundnote.store import Home, Subsystem, load_migrations
 
 __all__ = ["INSTANCE_SUBSYSTEMS", "SCOPE_SUBSYSTEMS", "Runtime", "build_registry", "open_runtime"]
@@ -32,7 +30,7 @@ SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, knowledge.SUBSYSTEM]
 
 
 def build_registry() -> Registry:
-    return Registry([*core.CAPABILITIES, *KNOWLEDGE_CAPABILITIES, *IMPULSE_CAPABILITIES])
+    return Registry([*core.CAPABILITIES, *knowledge.CAPABILITIES, *impulses.CAPABILITIES])
 
 
 @dataclass

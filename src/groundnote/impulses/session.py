@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundnote.impulses.config import ImpulsesConfig
+from groundnote.config import ImpulsesConfig
 from groundnote.impulses.events import LifecycleEvent, LifecyclePayload
 
 __all__ = ["Session", "new_id", "row_dict"]

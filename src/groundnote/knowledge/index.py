@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
+from groundnote.config import KnowledgeConfig
 from groundnote.knowledge import gitrepo
-from groundnote.knowledge.config import KnowledgeConfig
 from groundnote.knowledge.ledger import LedgerEntry, is_ledger_file, parse_ledger
 from groundnote.knowledge.records import Problem, Record, parse_record, record_source_class
 from groundnote.store.database import Database

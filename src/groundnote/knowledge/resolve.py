@@ -27,8 +27,8 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from groundnote.config import KnowledgeConfig
 from groundnote.knowledge import gitrepo
-from groundnote.knowledge.config import KnowledgeConfig
 from groundnote.knowledge.index import numbered_key
 from groundnote.knowledge.records import RECORD_ID_RE, SOURCE_CLASSES
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groundnote.config import KnowledgeConfig
 from groundnote.domain.errors import ValidationFailed
 from groundnote.knowledge import gitrepo
-from groundnote.knowledge.config import KnowledgeConfig
 from groundnote.knowledge.index import IndexReport, Progress, is_built, refresh
 from groundnote.store.home import Home
 

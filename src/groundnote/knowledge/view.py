@@ -8,8 +8,8 @@ import re
 import sqlite3
 from pathlib import Path
 
+from groundnote.config import KnowledgeConfig
 from groundnote.domain.errors import NotFound, ValidationFailed
-from groundnote.knowledge.config import KnowledgeConfig
 from groundnote.knowledge.models import KnowledgeRecord, ResolvedReference, ResolvedRelation
 from groundnote.knowledge.records import (
     RECORD_ID_RE,

@@ -17,7 +17,7 @@ from starlette.types import Receive, Scope, Send
 from groundnote import __version__
 from groundnote.auth import Principal
 from groundnote.domain.errors import AuthRequired
-from groundnote.impulses.table import prune_periodically
+from groundnote.impulses import prune_periodically
 from groundnote.runtime import Runtime
 from groundnote.surfaces.http.approval import add_approval_routes
 from groundnote.surfaces.http.errors import error_response, install_error_handlers

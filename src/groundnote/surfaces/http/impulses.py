@@ -11,8 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from groundnote.impulses.resolve import RESOLVE_ENDPOINT, resolve_request
-from groundnote.impulses.shapes import ADVERTISED_SHAPES
+from groundnote.impulses import ADVERTISED_SHAPES, RESOLVE_ENDPOINT, resolve_request
 from groundnote.runtime import Runtime
 from groundnote.surfaces.http.routes import bearer_token
 
