@@ -75,7 +75,7 @@ def agent(runtime: Runtime, agent_token: str) -> Principal:
 
 @pytest.fixture
 def call(runtime: Runtime, agent: Principal) -> Call:
-    def invoke(name: str, channel: str = "mcp", **raw: Any) -> dict[str, Any]:
+    def invoke(name: str, /, channel: str = "mcp", **raw: Any) -> dict[str, Any]:
         out = runtime.invoke(runtime.registry.get(name), raw, principal=agent, channel=channel)
         return out.model_dump(mode="json")
 

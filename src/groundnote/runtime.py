@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from groundnote import core, impulses, knowledge
+from groundnote import core, graph, impulses, knowledge
 from groundnote.auth import Principal, authenticate
 from groundnote.capabilities import Capability, Registry
 from groundnote.config import Config, load_config
@@ -26,11 +26,14 @@ INSTANCE_SUBSYSTEMS = [
     Subsystem("auth", load_migrations("groundnote.auth", "auth")),
     impulses.SUBSYSTEM,
 ]
-SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, knowledge.SUBSYSTEM]
+SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, graph.SUBSYSTEM, knowledge.SUBSYSTEM]
 
 
 def build_registry() -> Registry:
-    return Registry([*core.CAPABILITIES, *knowledge.CAPABILITIES, *impulses.CAPABILITIES])
+    return Registry(
+        [*core.CAPABILITIES, *graph.CAPABILITIES, *knowledge.CAPABILITIES, *impulses.CAPABILITIES],
+        prompts=graph.PROMPTS,
+    )
 
 
 @dataclass

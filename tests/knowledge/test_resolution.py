@@ -115,7 +115,7 @@ def test_every_outcome_with_its_target(
         "file:nowhere.txt": "`nowhere.txt` is neither in the tree nor in git history",
         "commit:deadbeef": "no commit `deadbeef` in the repository's history",
         "commit:not-hex": "`not-hex` is not a commit id (4 to 40 hexadecimal digits)",
-        "entity:kb-e0001": "this scope keeps no entity table, so no entity can be named",
+        "entity:kb-e0001": "no entity `kb-e0001` in this scope",
         "test:src/mod.py": "`src/mod.py` is not a test file (see knowledge.test_patterns)",
         f"file:nowhere.txt@{first}": f"commit `{first}` holds no file `nowhere.txt`",
     }

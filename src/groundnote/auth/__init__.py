@@ -1,4 +1,4 @@
-"""Grants, rights per operation, bearer tokens."""
+"""Grants, rights per operation, bearer tokens; persons, their login links and sessions."""
 
 from groundnote.auth.grants import (
     GrantInfo,
@@ -8,7 +8,22 @@ from groundnote.auth.grants import (
     parse_scope_rights,
     revoke_grant,
 )
+from groundnote.auth.persons import (
+    PersonInfo,
+    add_person,
+    find_person,
+    list_persons,
+    person_principal,
+)
 from groundnote.auth.principal import CHANNELS, LOCAL_OPERATOR, Principal, Right, parse_right
+from groundnote.auth.sessions import (
+    PersonSession,
+    csrf_matches,
+    end_session,
+    issue_login_link,
+    redeem_login_link,
+    session_of,
+)
 from groundnote.auth.tokens import API_AUDIENCE, APPROVAL_AUDIENCE, authenticate, person_from_jwt
 
 __all__ = [
@@ -17,14 +32,25 @@ __all__ = [
     "CHANNELS",
     "LOCAL_OPERATOR",
     "GrantInfo",
+    "PersonInfo",
+    "PersonSession",
     "Principal",
     "Right",
+    "add_person",
     "authenticate",
     "create_grant",
+    "csrf_matches",
+    "end_session",
     "find_by_token",
+    "find_person",
+    "issue_login_link",
     "list_grants",
+    "list_persons",
     "parse_right",
     "parse_scope_rights",
     "person_from_jwt",
+    "person_principal",
+    "redeem_login_link",
     "revoke_grant",
+    "session_of",
 ]

@@ -208,11 +208,6 @@ class Resolver:
         return Resolution("object", f"{URI_SCHEME}://{kind}/{PurePosixPath(row['path']).stem}")
 
     def _scope_table(self, table: str, value: str) -> Resolution:
-        exists = self.conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        if exists is None:
-            return _missing(f"this scope keeps no {table} table, so no {table} can be named")
         row = self.conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (value,)).fetchone()
         if row is None:
             return _missing(f"no {table} `{value}` in this scope")

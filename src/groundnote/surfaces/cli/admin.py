@@ -1,4 +1,4 @@
-"""Admin commands that are not capabilities: scopes, grants, docs."""
+"""Admin commands that are not capabilities: scopes, grants, persons, checks, docs."""
 
 from __future__ import annotations
 
@@ -9,16 +9,34 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from groundnote.auth import create_grant, list_grants, parse_scope_rights, revoke_grant
+from groundnote.auth import (
+    add_person,
+    create_grant,
+    issue_login_link,
+    list_grants,
+    list_persons,
+    parse_scope_rights,
+    revoke_grant,
+)
 from groundnote.capabilities.docs import write_docs
 from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError
-from groundnote.runtime import INSTANCE_SUBSYSTEMS, build_registry
+from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
 from groundnote.surfaces.cli.session import CliSession
 from groundnote.surfaces.http.approval import approval_registry
 
-__all__ = ["check_command", "docs_command", "grant_group", "scope_group"]
+__all__ = [
+    "approval_login_link",
+    "check_command",
+    "docs_command",
+    "grant_group",
+    "person_group",
+    "scope_group",
+]
+
+LOCAL_PERSON = "local"
+LOCAL_PERSON_EMAIL = "local@localhost"
 
 
 def _fail(exc: GroundnoteError) -> None:
@@ -152,6 +170,72 @@ def grant_revoke(session: CliSession, name: str) -> None:
     except GroundnoteError as exc:
         _fail(exc)
     click.echo(f"revoked {info.id}")
+
+
+def _base_url(runtime: Runtime) -> str:
+    server = runtime.config.server
+    return (runtime.config.public_url or f"http://{server.host}:{server.port}").rstrip("/")
+
+
+def login_url(runtime: Runtime, name: str, base: str | None = None) -> str:
+    token = issue_login_link(runtime.home.instance, name, runtime.home.clock)
+    return f"{base or _base_url(runtime)}/approval/login?token={token}"
+
+
+def approval_login_link(runtime: Runtime, base: str) -> str:
+    """A one-time login link for the local person, who is created on first use."""
+    if not any(p.id == f"person:{LOCAL_PERSON}" for p in list_persons(runtime.home.instance)):
+        add_person(
+            runtime.home.instance,
+            LOCAL_PERSON,
+            email=LOCAL_PERSON_EMAIL,
+            org="local",
+            now=runtime.home.clock.instant(),
+        )
+    return login_url(runtime, LOCAL_PERSON, base)
+
+
+@click.group("person", help="Persons: the people who decide on the approval pages.")
+def person_group() -> None:
+    pass
+
+
+@person_group.command("add")
+@click.argument("name")
+@click.option("--email", required=True, help="The person's email; recorded with each decision.")
+@click.option("--org", default="local", show_default=True)
+@click.pass_obj
+def person_add(session: CliSession, name: str, email: str, org: str) -> None:
+    runtime = session.runtime
+    try:
+        info = add_person(
+            runtime.home.instance, name, email=email, org=org, now=runtime.home.clock.instant()
+        )
+        link = login_url(runtime, name)
+    except GroundnoteError as exc:
+        _fail(exc)
+    click.echo(f"added {info.id} <{info.email}>")
+    click.echo(f"one-time login link (24 h): {link}")
+
+
+@person_group.command("list")
+@click.pass_obj
+def person_list(session: CliSession) -> None:
+    table = Table("person", "email", "org", "created")
+    for p in list_persons(session.runtime.home.instance):
+        table.add_row(p.id, p.email, p.org, p.created_at)
+    Console().print(table)
+
+
+@person_group.command("link", help="Print a new one-time login link for a person.")
+@click.argument("name")
+@click.pass_obj
+def person_link(session: CliSession, name: str) -> None:
+    try:
+        link = login_url(session.runtime, name)
+    except GroundnoteError as exc:
+        _fail(exc)
+    click.echo(link)
 
 
 @click.command(

@@ -10,7 +10,13 @@ from groundnote import __version__
 from groundnote.config import ConfigError
 from groundnote.runtime import build_registry
 from groundnote.store import MigrationChecksumMismatch
-from groundnote.surfaces.cli.admin import check_command, docs_command, grant_group, scope_group
+from groundnote.surfaces.cli.admin import (
+    check_command,
+    docs_command,
+    grant_group,
+    person_group,
+    scope_group,
+)
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
 from groundnote.surfaces.cli.imports import import_group
 from groundnote.surfaces.cli.rebuild import rebuild_group
@@ -49,6 +55,7 @@ for command in (
     mcp_command,
     scope_group,
     grant_group,
+    person_group,
     rebuild_group,
     import_group,
     check_command,

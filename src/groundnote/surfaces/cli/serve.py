@@ -15,6 +15,7 @@ from rich.console import Console
 
 from groundnote.auth import Right, create_grant, list_grants
 from groundnote.runtime import Runtime
+from groundnote.surfaces.cli.admin import approval_login_link
 from groundnote.surfaces.cli.session import CliSession
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.mcp import build_server
@@ -77,7 +78,9 @@ def serve_command(session: CliSession, host: str | None, port: int | None) -> No
     out.print(f"[bold]Groundnote[/bold] home {runtime.home.path.resolve()}")
     out.print(f"HTTP API      {base}/v1  (OpenAPI: {base}/openapi.json)")
     out.print(f"MCP endpoint  {base}/mcp  (streamable HTTP, bearer token)")
-    out.print(f"Approval      {base}/approval")
+    out.print(
+        f"Approval      {approval_login_link(runtime, base)}  (one-time login link)", soft_wrap=True
+    )
     if token:
         out.print(
             "\nMCP client configuration (the token is shown this once; only its hash is kept):"

@@ -1,0 +1,72 @@
+"""entity_closure: every (ancestor, descendant, depth) pair of the tree (seed 000 §3.2, AT5).
+
+The only module that writes entity_closure. It runs after the version insert, inside the
+same transaction; `rebuild_closure` recomputes it from entity_current.parent_id.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from groundnote.store import Database
+
+__all__ = ["closure_rows", "on_create", "on_move", "rebuild_closure"]
+
+
+def on_create(conn: sqlite3.Connection, entity_id: str, parent_id: str | None) -> None:
+    conn.execute(
+        "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) VALUES (?, ?, 0)",
+        (entity_id, entity_id),
+    )
+    if parent_id is not None:
+        conn.execute(
+            "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
+            "SELECT ancestor_id, ?, depth + 1 FROM entity_closure WHERE descendant_id = ?",
+            (entity_id, parent_id),
+        )
+
+
+def on_move(conn: sqlite3.Connection, entity_id: str, new_parent_id: str | None) -> None:
+    """Detach the subtree from its old ancestors and hang it under the new parent."""
+    conn.execute(
+        "DELETE FROM entity_closure "
+        "WHERE descendant_id IN (SELECT descendant_id FROM entity_closure WHERE ancestor_id = :x) "
+        "AND ancestor_id NOT IN (SELECT descendant_id FROM entity_closure WHERE ancestor_id = :x)",
+        {"x": entity_id},
+    )
+    if new_parent_id is not None:  # nothing to add for a move to the top level
+        conn.execute(
+            "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
+            "SELECT p.ancestor_id, s.descendant_id, p.depth + s.depth + 1 "
+            "FROM entity_closure p JOIN entity_closure s ON s.ancestor_id = :x "
+            "WHERE p.descendant_id = :new_parent",
+            {"x": entity_id, "new_parent": new_parent_id},
+        )
+
+
+_WALK = """
+WITH RECURSIVE cur(id, parent_id) AS (SELECT id, parent_id FROM entity_current),
+walk(ancestor_id, descendant_id, depth) AS (
+  SELECT id, id, 0 FROM cur
+  UNION ALL
+  SELECT c.parent_id, w.descendant_id, w.depth + 1
+  FROM walk w JOIN cur c ON c.id = w.ancestor_id WHERE c.parent_id IS NOT NULL)
+"""
+
+
+def closure_rows(conn: sqlite3.Connection) -> set[tuple[str, str, int]]:
+    """The closure as entity_current's parent ids define it, without writing anything."""
+    rows = conn.execute(_WALK + "SELECT ancestor_id, descendant_id, depth FROM walk").fetchall()
+    return {(r[0], r[1], r[2]) for r in rows}
+
+
+def rebuild_closure(db: Database) -> int:
+    """Recompute entity_closure from entity_current; returns the number of rows."""
+    with db.write() as conn:
+        conn.execute("DELETE FROM entity_closure")
+        conn.execute(
+            _WALK + "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
+            "SELECT ancestor_id, descendant_id, depth FROM walk"
+        )
+        count: int = conn.execute("SELECT count(*) FROM entity_closure").fetchone()[0]
+    return count

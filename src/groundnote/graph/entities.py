@@ -1,0 +1,447 @@
+"""The agent writers of the entity tree (seed 000 §4): create, move, update.
+
+The only module that inserts into `entity`, and with graph/structure the only one that
+inserts into `entity_version`. Each writer runs its checks in the order of §4 inside the
+caller's write transaction, so what it checked is what it writes; the database triggers are
+the backstop. After the commit the caller hands the returned seqs to `fts.published`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundnote.config import GraphConfig
+from groundnote.domain.errors import (
+    Cycle,
+    DepthLimit,
+    DuplicateCandidate,
+    NotFound,
+    ParentArchived,
+    ReasonMissing,
+    ReferenceUnknown,
+    ScopeMismatch,
+    ValidationFailed,
+)
+from groundnote.domain.ids import format_seq_id
+from groundnote.graph import closure, fts
+from groundnote.graph.normalize import normalize
+from groundnote.graph.queries import current, level, path_items, subtree_depth
+from groundnote.graph.resolve import DUPLICATE_SCORE, Match, resolve_key
+from groundnote.graph.trigram import TrigramIndex
+
+__all__ = ["Author", "Written", "create_entity", "move_entity", "scope_of", "update_entity"]
+
+MAX_ALIASES = 20
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who writes: the channel stored on the version (mcp | api) and the grant."""
+
+    channel: str
+    created_by: str  # agent (mcp) | import (api, cli)
+    changed_by: str
+    at: str
+    today: str
+
+    @classmethod
+    def of(cls, channel: str, actor: str, at: str, today: str) -> Author:
+        # entity_version.channel allows mcp, api, approval: a CLI call is recorded as api.
+        stored = "mcp" if channel == "mcp" else "api"
+        return cls(stored, "agent" if stored == "mcp" else "import", actor, at, today)
+
+
+@dataclass
+class Written:
+    seq: int
+    id: str
+    changed: bool
+    overridden: list[dict[str, Any]] = field(default_factory=list)
+    old_path: list[dict[str, str]] = field(default_factory=list)
+    subtree_size: int = 1
+
+
+def scope_of(entity_id: str) -> str:
+    return entity_id.rsplit("-e", 1)[0]
+
+
+def candidate(match: Match) -> dict[str, Any]:
+    return {
+        "id": match.id,
+        "name": match.name,
+        "type": match.type,
+        "status": match.status,
+        "aliases": match.aliases,
+        "path": match.path,
+        "score": match.score,
+        "match": match.match,
+    }
+
+
+def _duplicate_next(found: list[dict[str, Any]]) -> list[dict[str, str]]:
+    return [{"tool": "entity_path", "why": f"check the place of {found[0]['id']}"}]
+
+
+# -- checks ------------------------------------------------------------------------------------
+
+
+def _check_type(config: GraphConfig, type: str) -> None:
+    if type not in config.entity_types:
+        raise ValidationFailed(
+            f"The entity type {type!r} is not configured for this store.",
+            remedy="Use one of: " + ", ".join(config.entity_types) + ".",
+            problems=[{"key": "type", "problem": "not a configured entity type"}],
+        )
+
+
+def _check_parent(conn: sqlite3.Connection, scope: str, parent_id: str | None) -> int:
+    """The level the parent sits on (0 for the top level) after checking it may take children."""
+    if parent_id is None:
+        return 0
+    if scope_of(parent_id) != scope:
+        raise ScopeMismatch(f"The parent {parent_id} belongs to another scope than {scope}.")
+    row = current(conn, parent_id)
+    if row is None:
+        raise ReferenceUnknown(
+            f"The parent {parent_id} does not exist in scope {scope}.",
+            remedy="Find the parent with entity_resolve or entity_tree and use its id.",
+            next=[{"tool": "entity_tree", "why": "find the parent"}],
+        )
+    if row["status"] == "archived":
+        raise ParentArchived(
+            f"The parent {parent_id} ({row['name']}) is archived and takes no children.",
+            next=[{"tool": "entity_resolve", "why": "find an active parent"}],
+        )
+    return level(conn, parent_id)
+
+
+def _check_depth(config: GraphConfig, deepest: int) -> None:
+    if deepest > config.max_depth:
+        raise DepthLimit(
+            f"The tree would reach level {deepest}; this store allows {config.max_depth}.",
+            remedy="Choose a parent higher up in the tree, or ask the operator to raise "
+            "graph.max_depth.",
+            limit=config.max_depth,
+            next=[{"tool": "entity_tree", "why": "find a parent higher up"}],
+        )
+
+
+def _literal_duplicates(
+    conn: sqlite3.Connection, parent_id: str | None, type: str, name: str, exclude: str | None
+) -> list[Match]:
+    """Same parent, same type, same name case-insensitively, not archived (§4)."""
+    key = normalize(name)
+    if len(key) >= 3:  # the trigram table can only find phrases of three characters or more
+        rows = conn.execute(
+            "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?",
+            ('name : "' + key.replace('"', '""') + '"',),
+        ).fetchall()
+    else:
+        rows = conn.execute("SELECT rowid FROM entity_fts WHERE name = ?", (key,)).fetchall()
+    seqs = [r[0] for r in rows]
+    if not seqs:
+        return []
+    marks = ",".join("?" * len(seqs))
+    found = conn.execute(
+        "SELECT e.seq, k.* FROM entity e JOIN entity_current k ON k.id = e.id "
+        f"WHERE e.seq IN ({marks}) AND k.type = ? AND k.parent_id IS ? AND k.status <> 'archived'",
+        (*seqs, type, parent_id),
+    ).fetchall()
+    folded = name.strip().casefold()
+    out = []
+    for row in found:
+        if row["id"] != exclude and row["name"].strip().casefold() == folded:
+            out.append(
+                Match(
+                    seq=row["seq"],
+                    id=row["id"],
+                    type=row["type"],
+                    name=row["name"],
+                    aliases=json.loads(row["aliases"]),
+                    status=row["status"],
+                    parent_id=row["parent_id"],
+                    level=0,
+                    score=1.0,
+                    match="exact",
+                    path=[p.name for p in path_items(conn, row["id"])],
+                )
+            )
+    return out
+
+
+def _refuse_literal(found: list[Match], where: str) -> None:
+    if found:
+        listed = [candidate(m) for m in found[:5]]
+        raise DuplicateCandidate(
+            f"An entity of this type with this name exists already {where}: {found[0].id}.",
+            remedy="Use the existing entity; force does not override a literal duplicate.",
+            candidates=listed,
+            next=_duplicate_next(listed),
+        )
+
+
+def _similar(
+    conn: sqlite3.Connection,
+    index: TrigramIndex,
+    type: str,
+    texts: list[str],
+    exclude: str | None,
+) -> list[dict[str, Any]]:
+    best: dict[str, Match] = {}
+    for text in texts:
+        for match in resolve_key(
+            conn, index, normalize(text), type=type, exclude=exclude, min_score=DUPLICATE_SCORE
+        ):
+            if match.id not in best or best[match.id].score < match.score:
+                best[match.id] = match
+    ranked = sorted(best.values(), key=lambda m: (-m.score, m.level, m.id))
+    return [candidate(m) for m in ranked[:5]]
+
+
+def _refuse_similar(found: list[dict[str, Any]], force: bool, reason: str | None) -> None:
+    if not found:
+        return
+    if not force:
+        raise DuplicateCandidate(
+            f"Similar entities exist: {', '.join(c['id'] for c in found)}.",
+            candidates=found,
+            next=_duplicate_next(found),
+        )
+    if not reason:
+        raise ReasonMissing(
+            "force: true needs a reason that says why the new entity is different.",
+            remedy="Call again with force: true and a reason naming what the person said.",
+            candidates=found,
+        )
+
+
+def _existing(conn: sqlite3.Connection, scope: str, entity_id: str) -> sqlite3.Row:
+    if scope_of(entity_id) != scope:
+        raise ScopeMismatch(f"The entity {entity_id} belongs to another scope than {scope}.")
+    row = current(conn, entity_id)
+    if row is None:
+        raise NotFound(
+            f"The entity {entity_id} does not exist in scope {scope}.",
+            next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
+        )
+    if row["status"] == "archived":
+        raise NotFound(
+            f"The entity {entity_id} ({row['name']}) is archived and cannot change.",
+            remedy="Archived is final; create a new entity if the thing exists again.",
+            next=[{"tool": "entity_resolve", "why": "find an active entity"}],
+        )
+    return row
+
+
+# -- writers -----------------------------------------------------------------------------------
+
+
+def create_entity(
+    conn: sqlite3.Connection,
+    index: TrigramIndex,
+    config: GraphConfig,
+    scope: str,
+    author: Author,
+    *,
+    type: str,
+    name: str,
+    aliases: list[str],
+    parent_id: str | None,
+    evidence: str | None = None,
+    reason: str | None = None,
+    force: bool = False,
+    similar_check: bool = True,
+) -> Written:
+    """Create one entity. `similar_check=False` is for bulk loads of a trusted set (the
+    benchmark's generator): the literal duplicate check and every database check still run."""
+    _check_type(config, type)
+    parent_level = _check_parent(conn, scope, parent_id)
+    _check_depth(config, parent_level + 1)
+    _refuse_literal(_literal_duplicates(conn, parent_id, type, name, None), "under this parent")
+    overridden = _similar(conn, index, type, [name, *aliases], None) if similar_check else []
+    _refuse_similar(overridden, force, reason)
+    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
+    entity_id = format_seq_id(scope, "e", seq)
+    conn.execute(
+        "INSERT INTO entity (seq, id, scope, created_at, created_by) VALUES (?, ?, ?, ?, ?)",
+        (seq, entity_id, scope, author.at, author.created_by),
+    )
+    conn.execute(
+        "INSERT INTO entity_version (id, version, type, name, aliases, parent_id, status, "
+        "valid_from, valid_to, evidence, change, channel, changed_by, changed_at, reason) "
+        "VALUES (?, 1, ?, ?, ?, ?, 'unconfirmed', ?, NULL, ?, 'create', ?, ?, ?, ?)",
+        (
+            entity_id,
+            type,
+            name.strip(),
+            json.dumps(_unique(aliases), ensure_ascii=False),
+            parent_id,
+            author.today,
+            evidence,
+            author.channel,
+            author.changed_by,
+            author.at,
+            (reason or "").strip() or f"created via {author.channel}",
+        ),
+    )
+    closure.on_create(conn, entity_id, parent_id)
+    fts.put_text(conn, seq, name, _unique(aliases))
+    return Written(seq=seq, id=entity_id, changed=True, overridden=overridden if force else [])
+
+
+def move_entity(
+    conn: sqlite3.Connection,
+    config: GraphConfig,
+    scope: str,
+    author: Author,
+    *,
+    entity_id: str,
+    parent_id: str | None,
+    evidence: str | None = None,
+    reason: str | None = None,
+) -> Written:
+    row = _existing(conn, scope, entity_id)
+    parent_level = _check_parent(conn, scope, parent_id)
+    size = conn.execute(
+        "SELECT count(*) FROM entity_closure WHERE ancestor_id = ?", (entity_id,)
+    ).fetchone()[0]
+    old_path = [p.model_dump() for p in path_items(conn, entity_id)]
+    if row["parent_id"] == parent_id:
+        return Written(row["seq"], entity_id, False, old_path=old_path, subtree_size=size)
+    if (
+        parent_id is not None
+        and conn.execute(
+            "SELECT 1 FROM entity_closure WHERE ancestor_id = ? AND descendant_id = ?",
+            (entity_id, parent_id),
+        ).fetchone()
+    ):
+        raise Cycle(
+            f"{parent_id} lies inside the subtree of {entity_id}; it cannot become its parent.",
+            paths={
+                "entity": old_path,
+                "target": [p.model_dump() for p in path_items(conn, parent_id)],
+            },
+            next=[{"tool": "entity_path", "why": f"check the place of {parent_id}"}],
+        )
+    _check_depth(config, parent_level + 1 + subtree_depth(conn, entity_id))
+    _refuse_literal(
+        _literal_duplicates(conn, parent_id, row["type"], row["name"], entity_id),
+        "under the new parent",
+    )
+    _next_version(
+        conn,
+        row,
+        author,
+        "move",
+        parent_id,
+        row["name"],
+        row["aliases"],
+        evidence,
+        (reason or "").strip() or f"moved via {author.channel}",
+    )
+    closure.on_move(conn, entity_id, parent_id)
+    return Written(row["seq"], entity_id, True, old_path=old_path, subtree_size=size)
+
+
+def update_entity(
+    conn: sqlite3.Connection,
+    index: TrigramIndex,
+    scope: str,
+    author: Author,
+    *,
+    entity_id: str,
+    name: str | None,
+    aliases_add: list[str],
+    aliases_remove: list[str],
+    evidence: str | None = None,
+    reason: str | None = None,
+    force: bool = False,
+) -> Written:
+    row = _existing(conn, scope, entity_id)
+    aliases: list[str] = json.loads(row["aliases"])
+    missing = [a for a in aliases_remove if a not in aliases]
+    if missing:
+        raise ValidationFailed(
+            f"{entity_id} has no alias {missing[0]!r}.",
+            remedy="Remove only aliases the entity has: " + (", ".join(aliases) or "none") + ".",
+            problems=[
+                {"key": "aliases_remove", "problem": f"unknown alias {m!r}"} for m in missing
+            ],
+        )
+    kept = [a for a in aliases if a not in aliases_remove]
+    added = [a for a in _unique(aliases_add) if a not in kept]
+    new_aliases = kept + added
+    if len(new_aliases) > MAX_ALIASES:
+        raise ValidationFailed(
+            f"{entity_id} would have {len(new_aliases)} aliases; at most {MAX_ALIASES}.",
+            remedy="Remove aliases that are no longer used in the same call.",
+        )
+    new_name = name.strip() if name is not None else row["name"]
+    if new_name == row["name"] and new_aliases == aliases:
+        return Written(row["seq"], entity_id, False)
+    if new_name != row["name"]:
+        _refuse_literal(
+            _literal_duplicates(conn, row["parent_id"], row["type"], new_name, entity_id),
+            "under the same parent",
+        )
+    texts = ([new_name] if new_name != row["name"] else []) + added
+    overridden = _similar(conn, index, row["type"], texts, entity_id) if texts else []
+    _refuse_similar(overridden, force, reason)
+    _next_version(
+        conn,
+        row,
+        author,
+        "update",
+        row["parent_id"],
+        new_name,
+        json.dumps(new_aliases, ensure_ascii=False),
+        evidence,
+        (reason or "").strip() or f"updated via {author.channel}",
+    )
+    fts.put_text(conn, row["seq"], new_name, new_aliases)
+    return Written(row["seq"], entity_id, True, overridden=overridden if force else [])
+
+
+def _next_version(
+    conn: sqlite3.Connection,
+    row: sqlite3.Row,
+    author: Author,
+    change: str,
+    parent_id: str | None,
+    name: str,
+    aliases: str,
+    evidence: str | None,
+    reason: str,
+) -> None:
+    # The status is copied from the current version: agents never change it (trigger backstop),
+    # and never write after an archive (the WHERE writes nothing then).
+    conn.execute(
+        "INSERT INTO entity_version (id, version, type, name, aliases, parent_id, status, "
+        "valid_from, valid_to, evidence, change, channel, changed_by, changed_at, reason) "
+        "SELECT id, version + 1, type, ?, ?, ?, status, valid_from, valid_to, ?, ?, ?, ?, ?, ? "
+        "FROM entity_version WHERE id = ? AND version = ? "
+        "AND status IN ('active', 'unconfirmed')",
+        (
+            name,
+            aliases,
+            parent_id,
+            evidence,
+            change,
+            author.channel,
+            author.changed_by,
+            author.at,
+            reason,
+            row["id"],
+            row["version"],
+        ),
+    )
+
+
+def _unique(items: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item.strip(), None)
+    return list(seen)

@@ -1,0 +1,200 @@
+"""Reads of the tree (seed 000 §6): current versions, paths, children, pending, the tree."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from groundnote.domain.guidance import PathItem
+from groundnote.graph.models import EntityOut, TreeNode, VersionOut
+
+__all__ = [
+    "PAGE_SIZE",
+    "TREE_MAX_DEPTH",
+    "TREE_MAX_NODES",
+    "approval_url",
+    "children_page",
+    "count_children",
+    "current",
+    "descendant_ids",
+    "entity_out",
+    "is_pending",
+    "level",
+    "level_counts",
+    "path_items",
+    "subtree_depth",
+    "top_level_page",
+    "versions",
+]
+
+PAGE_SIZE = 50
+TREE_MAX_DEPTH = 3
+TREE_MAX_NODES = 200
+
+# An agent version (mcp/api) after the latest approval version that no review names (§12).
+PENDING = """EXISTS (SELECT 1 FROM entity_version pv WHERE pv.id = {id} AND pv.channel IN ('mcp','api')
+  AND pv.version > coalesce((SELECT max(av.version) FROM entity_version av
+                             WHERE av.id = {id} AND av.channel = 'approval'), 0)
+  AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'entity/' || {id} || '@' || pv.version))"""
+
+CHILDREN = """(SELECT count(*) FROM entity_closure g JOIN entity_current h ON h.id = g.descendant_id
+  WHERE g.ancestor_id = {id} AND g.depth = 1 AND h.status <> 'archived')"""
+
+
+def current(conn: sqlite3.Connection, entity_id: str) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT e.seq, e.scope, k.* FROM entity e JOIN entity_current k ON k.id = e.id "
+        "WHERE e.id = ?",
+        (entity_id,),
+    ).fetchone()
+    return row
+
+
+def is_pending(conn: sqlite3.Connection, entity_id: str) -> bool:
+    return bool(conn.execute("SELECT " + PENDING.format(id="?"), (entity_id,) * 3).fetchone()[0])
+
+
+def count_children(conn: sqlite3.Connection, entity_id: str) -> int:
+    count: int = conn.execute("SELECT " + CHILDREN.format(id="?"), (entity_id,)).fetchone()[0]
+    return count
+
+
+def level(conn: sqlite3.Connection, entity_id: str) -> int:
+    """1 for a top-level entity: the levels of the tree down to it, itself included."""
+    found: int = conn.execute(
+        "SELECT count(*) FROM entity_closure WHERE descendant_id = ?", (entity_id,)
+    ).fetchone()[0]
+    return found
+
+
+def subtree_depth(conn: sqlite3.Connection, entity_id: str) -> int:
+    """How many levels lie below the entity (0 for a leaf)."""
+    found: int = conn.execute(
+        "SELECT coalesce(max(depth), 0) FROM entity_closure WHERE ancestor_id = ?", (entity_id,)
+    ).fetchone()[0]
+    return found
+
+
+def descendant_ids(conn: sqlite3.Connection, entity_id: str) -> list[str]:
+    """The entity and every entity below it, nearest first."""
+    rows = conn.execute(
+        "SELECT descendant_id FROM entity_closure WHERE ancestor_id = ? ORDER BY depth, "
+        "descendant_id",
+        (entity_id,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def path_items(conn: sqlite3.Connection, entity_id: str) -> list[PathItem]:
+    rows = conn.execute(
+        "SELECT k.id, k.name, k.type FROM entity_closure c JOIN entity_current k "
+        "ON k.id = c.ancestor_id WHERE c.descendant_id = ? ORDER BY c.depth DESC",
+        (entity_id,),
+    ).fetchall()
+    return [PathItem(id=r["id"], name=r["name"], type=r["type"]) for r in rows]
+
+
+def approval_url(public_url: str, scope: str, entity_id: str) -> str:
+    return f"{public_url}/approval/structure?scope={scope}#{entity_id}"
+
+
+def entity_out(conn: sqlite3.Connection, row: sqlite3.Row, public_url: str) -> EntityOut:
+    pending = is_pending(conn, row["id"])
+    return EntityOut(
+        ref=f"entity/{row['id']}",
+        id=row["id"],
+        scope=row["scope"],
+        type=row["type"],
+        name=row["name"],
+        aliases=json.loads(row["aliases"]),
+        status=row["status"],
+        parent_id=row["parent_id"],
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        children=count_children(conn, row["id"]),
+        pending=pending,
+        approval_url=approval_url(public_url, row["scope"], row["id"]) if pending else None,
+    )
+
+
+def versions(conn: sqlite3.Connection, entity_id: str) -> list[VersionOut]:
+    rows = conn.execute(
+        "SELECT v.*, EXISTS (SELECT 1 FROM review r WHERE r.target = 'entity/' || v.id || '@' "
+        "|| v.version) AS reviewed FROM entity_version v WHERE v.id = ? ORDER BY v.version",
+        (entity_id,),
+    ).fetchall()
+    return [
+        VersionOut(
+            version=r["version"],
+            change=r["change"],
+            type=r["type"],
+            name=r["name"],
+            aliases=json.loads(r["aliases"]),
+            parent_id=r["parent_id"],
+            status=r["status"],
+            channel=r["channel"],
+            changed_by=r["changed_by"],
+            changed_at=r["changed_at"],
+            reason=r["reason"],
+            evidence=r["evidence"],
+            reviewed=bool(r["reviewed"]),
+        )
+        for r in rows
+    ]
+
+
+_NODE_COLUMNS = (
+    "k.id, k.name, k.type, k.status, "
+    + CHILDREN.format(id="k.id")
+    + " AS children, "
+    + PENDING.format(id="k.id")
+    + " AS pending"
+)
+
+
+def children_page(
+    conn: sqlite3.Connection, entity_id: str, page: int
+) -> tuple[list[TreeNode], int]:
+    """One page of direct children (not archived), by name; and how many there are."""
+    rows = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM entity_closure c JOIN entity_current k "
+        "ON k.id = c.descendant_id WHERE c.ancestor_id = ? AND c.depth = 1 "
+        "AND k.status <> 'archived' ORDER BY lower(k.name), k.id LIMIT ? OFFSET ?",
+        (entity_id, PAGE_SIZE, (page - 1) * PAGE_SIZE),
+    ).fetchall()
+    return [_node(r) for r in rows], count_children(conn, entity_id)
+
+
+def top_level_page(conn: sqlite3.Connection, page: int) -> tuple[list[TreeNode], int]:
+    rows = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM entity_current k WHERE k.parent_id IS NULL "
+        "AND k.status <> 'archived' ORDER BY lower(k.name), k.id LIMIT ? OFFSET ?",
+        (PAGE_SIZE, (page - 1) * PAGE_SIZE),
+    ).fetchall()
+    total: int = conn.execute(
+        "SELECT count(*) FROM entity_current WHERE parent_id IS NULL AND status <> 'archived'"
+    ).fetchone()[0]
+    return [_node(r) for r in rows], total
+
+
+def level_counts(conn: sqlite3.Connection, entity_id: str, depth: int) -> dict[str, int]:
+    rows = conn.execute(
+        "SELECT c.depth, count(*) FROM entity_closure c JOIN entity_current k "
+        "ON k.id = c.descendant_id WHERE c.ancestor_id = ? AND c.depth BETWEEN 1 AND ? "
+        "AND k.status <> 'archived' GROUP BY c.depth",
+        (entity_id, depth),
+    ).fetchall()
+    return {str(r[0]): r[1] for r in rows}
+
+
+def _node(row: Any) -> TreeNode:
+    return TreeNode(
+        id=row["id"],
+        name=row["name"],
+        type=row["type"],
+        status=row["status"],
+        children=row["children"],
+        hidden_children=row["children"],
+        pending=bool(row["pending"]),
+    )

@@ -1,0 +1,169 @@
+"""entity_resolve (seed 000 §5 with DESIGN §8.0): recall, score, order, at most five.
+
+Recall is served by the in-memory index: the exact pass (normalised name or alias equals the
+key), the trigram pass (the 50 entities sharing the most trigrams) and the initials pass
+(capped). Scores per entity are the best over its name and aliases:
+
+    exact     the normalised name equals the key                  1.00
+    alias     a normalised alias equals the key                    0.95
+    typo      OSA distance ≤ 2: max(1 − d/len, ratio), < alias    ≤ 0.94
+    tokens    the same tokens in another order                     0.90
+    similar   ratio (rapidfuzz, Indel) of the two strings         ≤ 0.89
+    initials  the key (one token, 2–6 letters) = token initials    0.80
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
+
+from groundnote.graph.normalize import initials
+from groundnote.graph.trigram import TrigramIndex
+
+__all__ = [
+    "DUPLICATE_SCORE",
+    "MAX_CANDIDATES",
+    "MIN_SCORE",
+    "Match",
+    "path_names",
+    "resolve_key",
+    "score_text",
+]
+
+MIN_SCORE = 0.50
+DUPLICATE_SCORE = 0.85
+MAX_CANDIDATES = 5
+RECALL_LIMIT = 50
+INITIALS_CAP = 100
+TYPO_LIMIT = 2
+
+EXACT, ALIAS, TOKENS, INITIALS = 1.0, 0.95, 0.90, 0.80
+TYPO_CEILING, SIMILAR_CEILING = 0.94, 0.89
+_STATUS_ORDER = {"active": 0, "unconfirmed": 1, "archived": 2}
+
+
+@dataclass
+class Match:
+    seq: int
+    id: str
+    type: str
+    name: str
+    aliases: list[str]
+    status: str
+    parent_id: str | None
+    level: int
+    score: float
+    match: str
+    path: list[str] = field(default_factory=list)
+
+
+def score_text(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
+    """Score one normalised text against the key; (0, "") when nothing fits."""
+    if text == key:
+        return (EXACT, "exact") if is_name else (ALIAS, "alias")
+    key_tokens, text_tokens = key.split(), text.split()
+    if len(key_tokens) > 1 and sorted(key_tokens) == sorted(text_tokens):
+        return TOKENS, "tokens"
+    ratio = fuzz.ratio(key, text) / 100
+    # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
+    distance = OSA.distance(key, text, score_cutoff=TYPO_LIMIT)
+    if distance <= TYPO_LIMIT:
+        typo = max(1 - distance / max(len(key), len(text)), ratio)
+        return min(typo, TYPO_CEILING), "typo"
+    if len(key_tokens) == 1 and 2 <= len(key) <= 6 and key.isalpha() and initials(text) == key:
+        return INITIALS, "initials"
+    return min(ratio, SIMILAR_CEILING), "similar"
+
+
+def _best(key: str, texts: tuple[str, ...]) -> tuple[float, str]:
+    best = (0.0, "")
+    for i, text in enumerate(texts):
+        found = score_text(key, text, is_name=i == 0)
+        if found[0] > best[0]:
+            best = found
+    return best
+
+
+def _recall(index: TrigramIndex, key: str) -> set[int]:
+    seqs = index.exact(key)
+    if len(key) >= 3:
+        seqs.update(index.similar(key, RECALL_LIMIT))
+    if " " not in key and 2 <= len(key) <= 6 and key.isalpha():
+        seqs.update(index.by_initials(key, INITIALS_CAP))
+    return seqs
+
+
+def resolve_key(
+    conn: sqlite3.Connection,
+    index: TrigramIndex,
+    key: str,
+    *,
+    type: str | None = None,
+    exclude: str | None = None,
+    min_score: float = MIN_SCORE,
+    limit: int = MAX_CANDIDATES,
+    recalled: set[int] | None = None,
+) -> list[Match]:
+    """Candidates for an already normalised key, best first (seed §5.3 ordering).
+
+    `recalled` replaces the index's recall, so the benchmark can score the seed's literal
+    FTS5 recall the same way.
+    """
+    scored = []
+    for seq in _recall(index, key) if recalled is None else recalled:
+        score, kind = _best(key, index.texts(seq))
+        if score >= min_score:
+            scored.append((score, kind, seq))
+    if not scored:
+        return []
+    scored.sort(key=lambda s: (-s[0], s[2]))
+    by_seq = {seq: (score, kind) for score, kind, seq in scored}
+    found = []
+    for row in _rows(conn, [seq for _, _, seq in scored[: RECALL_LIMIT + INITIALS_CAP]]):
+        if row["status"] == "archived" or (type and row["type"] != type) or row["id"] == exclude:
+            continue
+        score, kind = by_seq[row["seq"]]
+        found.append(
+            Match(
+                seq=row["seq"],
+                id=row["id"],
+                type=row["type"],
+                name=row["name"],
+                aliases=json.loads(row["aliases"]),
+                status=row["status"],
+                parent_id=row["parent_id"],
+                level=row["level"],
+                score=round(score, 4),
+                match=kind,
+            )
+        )
+    found.sort(key=lambda m: (-m.score, _STATUS_ORDER[m.status], m.level, m.id))
+    chosen = found[:limit]
+    for match in chosen:
+        match.path = path_names(conn, match.id)
+    return chosen
+
+
+def _rows(conn: sqlite3.Connection, seqs: Iterable[int]) -> list[sqlite3.Row]:
+    wanted = list(seqs)
+    marks = ",".join("?" * len(wanted))
+    return conn.execute(
+        "SELECT e.seq, e.id, k.type, k.name, k.aliases, k.status, k.parent_id, "
+        "(SELECT count(*) FROM entity_closure c WHERE c.descendant_id = e.id) AS level "
+        f"FROM entity e JOIN entity_current k ON k.id = e.id WHERE e.seq IN ({marks})",
+        wanted,
+    ).fetchall()
+
+
+def path_names(conn: sqlite3.Connection, entity_id: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT k.name FROM entity_closure c JOIN entity_current k ON k.id = c.ancestor_id "
+        "WHERE c.descendant_id = ? ORDER BY c.depth DESC",
+        (entity_id,),
+    ).fetchall()
+    return [r[0] for r in rows]

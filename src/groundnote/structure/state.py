@@ -1,0 +1,85 @@
+"""What waits for a person (seed 000 §12), as SQL, and the state answers built from it.
+
+Pending = per entity, the agent versions (channel mcp/api) after its latest approval version
+or reviewed version; plus every open proposed link without a review. A review on the current
+version settles the versions before it, so confirming a move also settles the create below it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from groundnote.structure.models import EntityState, LinkState
+from groundnote.structure.versions import VersionRow
+
+__all__ = [
+    "PENDING_LINKS_SQL",
+    "PENDING_VERSIONS_SQL",
+    "approval_url",
+    "entity_state",
+    "link_state",
+]
+
+# The last version a person settled: one they wrote, or one they reviewed.
+_SETTLED = (
+    "coalesce((SELECT max(a.version) FROM entity_version a WHERE a.id = v.id AND "
+    "(a.channel = 'approval' OR EXISTS (SELECT 1 FROM review r "
+    "WHERE r.target = 'entity/' || a.id || '@' || a.version))), 0)"
+)
+PENDING_VERSIONS_SQL = (
+    f"SELECT v.* FROM entity_version v WHERE v.channel IN ('mcp','api') AND v.version > {_SETTLED}"
+)
+PENDING_LINKS_SQL = (
+    "SELECT l.* FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL "
+    "AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id)"
+)
+
+
+def approval_url(base: str, scope: str, item_id: str) -> str:
+    return f"{base}/approval/structure?scope={scope}#{item_id}"
+
+
+def entity_state(
+    conn: sqlite3.Connection, row: VersionRow, scope: str, base_url: str
+) -> EntityState:
+    pending = (
+        conn.execute(f"{PENDING_VERSIONS_SQL} AND v.id = ? LIMIT 1", (row.id,)).fetchone()
+        is not None
+    )
+    return EntityState(
+        ref=row.ref,
+        id=row.id,
+        scope=scope,
+        type=row.type,
+        name=row.name,
+        aliases=row.aliases,
+        status=row.status,
+        parent_id=row.parent_id,
+        version=row.version,
+        valid_from=row.valid_from,
+        valid_to=row.valid_to,
+        pending=pending,
+        approval_url=approval_url(base_url, scope, row.id) if pending else None,
+    )
+
+
+def link_state(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkState:
+    verdict = conn.execute(
+        "SELECT verdict FROM review WHERE target = ?", (f"link/{row['id']}",)
+    ).fetchone()
+    if row["origin"] != "proposed":
+        status = "confirmed"
+    elif verdict is None:
+        status = "proposed"
+    else:
+        status = "confirmed" if verdict[0] == "confirm" else "rejected"
+    return LinkState(
+        id=row["id"],
+        from_ref=row["from_ref"],
+        to_ref=row["to_ref"],
+        type=row["type"],
+        origin=row["origin"],
+        confidence=row["confidence"],
+        status=status,
+        reason=row["reason"],
+    )

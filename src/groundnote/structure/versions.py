@@ -1,0 +1,168 @@
+"""Entity versions as the approval channel reads and writes them (seed 000 §3.2, AT3).
+
+The approval channel's `INSERT INTO entity_version` rows (confirm, revert, archive) are
+written here and nowhere else; each copies the version it follows and changes only what its
+`change` allows, so the table's CHECKs and triggers stay a backstop, never the first answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Literal
+
+from groundnote.auth.principal import Principal, Right
+from groundnote.domain.errors import NotFound, RightMissing, scope_refusal
+from groundnote.domain.guidance import PathItem
+from groundnote.store.home import Home
+
+__all__ = [
+    "AGENT_CHANNELS",
+    "VersionRow",
+    "current_version",
+    "decider",
+    "entity_path",
+    "scope_of",
+    "version_row",
+    "write_version",
+]
+
+AGENT_CHANNELS = ("mcp", "api")
+_SEQ_SUFFIX = re.compile(r"-(?:[elr])?\d{4,}$")
+
+
+def scope_of(item_id: str) -> str:
+    """The scope of an entity, link, review or rule id: the id without its number (seed §2)."""
+    return _SEQ_SUFFIX.sub("", item_id)
+
+
+def decider(home: Home, principal: Principal | None, scope: str) -> Principal:
+    """The person deciding on `scope`; a grant or a foreign scope is refused before any read."""
+    if principal is None or not principal.id.startswith("person:"):
+        raise RightMissing(
+            "Only a person decides on the approval channel.",
+            remedy="Decide on the approval page; agents point the person to its approval_url.",
+        )
+    right = principal.right_on(scope)
+    if right is None:
+        raise scope_refusal()
+    home.scope_info(scope)  # a missing scope gets the same refusal
+    if right < Right.DECIDE:
+        raise RightMissing("Deciding needs the decide right on this scope.")
+    return principal
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    id: str
+    version: int
+    type: str
+    name: str
+    aliases: list[str]
+    parent_id: str | None
+    status: Literal["active", "unconfirmed", "archived"]
+    valid_from: str
+    valid_to: str | None
+    evidence: str | None
+    change: str
+    channel: str
+    changed_by: str
+    changed_at: str
+    reason: str
+    aliases_json: str  # the stored text: a copy must match it byte for byte (state-changed)
+
+    @property
+    def ref(self) -> str:
+        return f"entity/{self.id}@{self.version}"
+
+
+def _row(row: sqlite3.Row) -> VersionRow:
+    return VersionRow(
+        id=row["id"],
+        version=row["version"],
+        type=row["type"],
+        name=row["name"],
+        aliases=[str(a) for a in json.loads(row["aliases"])],
+        parent_id=row["parent_id"],
+        status=row["status"],
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        evidence=row["evidence"],
+        change=row["change"],
+        channel=row["channel"],
+        changed_by=row["changed_by"],
+        changed_at=row["changed_at"],
+        reason=row["reason"],
+        aliases_json=row["aliases"],
+    )
+
+
+def version_row(conn: sqlite3.Connection, entity_id: str, version: int) -> VersionRow | None:
+    row = conn.execute(
+        "SELECT * FROM entity_version WHERE id = ? AND version = ?", (entity_id, version)
+    ).fetchone()
+    return _row(row) if row is not None else None
+
+
+def current_version(conn: sqlite3.Connection, entity_id: str) -> VersionRow:
+    row = conn.execute("SELECT * FROM entity_current WHERE id = ?", (entity_id,)).fetchone()
+    if row is None:
+        raise NotFound(
+            f"There is no entity {entity_id}.",
+            remedy="Reload the approval page; the item list shows what waits for a decision.",
+        )
+    return _row(row)
+
+
+def entity_path(conn: sqlite3.Connection, entity_id: str) -> list[PathItem]:
+    """The breadcrumb from the top level down to the entity itself (seed 000 §6)."""
+    return [
+        PathItem(id=r["id"], name=r["name"], type=r["type"])
+        for r in conn.execute(
+            "SELECT k.id, k.name, k.type FROM entity_closure c "
+            "JOIN entity_current k ON k.id = c.ancestor_id "
+            "WHERE c.descendant_id = ? ORDER BY c.depth DESC",
+            (entity_id,),
+        )
+    ]
+
+
+def write_version(
+    conn: sqlite3.Connection,
+    base: VersionRow,
+    *,
+    change: Literal["confirm", "revert", "archive"],
+    status: Literal["active", "archived"],
+    by: str,
+    at: str,
+    reason: str,
+    valid_to: str | None = None,
+    restore: VersionRow | None = None,
+) -> int:
+    """Append the person's version after `base`; `restore` supplies the fields a revert brings back."""
+    source = restore or base
+    version = base.version + 1
+    conn.execute(
+        "INSERT INTO entity_version (id, version, type, name, aliases, parent_id, status, "
+        "valid_from, valid_to, evidence, change, channel, changed_by, changed_at, reason) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'approval', ?, ?, ?)",
+        (
+            base.id,
+            version,
+            source.type,
+            source.name,
+            source.aliases_json,
+            source.parent_id,
+            status,
+            base.valid_from,
+            valid_to,
+            source.evidence,
+            change,
+            by,
+            at,
+            reason,
+        ),
+    )
+    return version

@@ -1,0 +1,298 @@
+"""What the approval pages show: pending items with their paths resolved, rules with their
+evidence (seed 000 §12). Reads only; SQL joins across core's and graph's tables.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from groundnote.domain.guidance import PathItem
+from groundnote.structure.state import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
+from groundnote.structure.versions import VersionRow, current_version, entity_path, version_row
+
+__all__ = [
+    "ChangeView",
+    "Counts",
+    "EndView",
+    "EntityItem",
+    "LinkItem",
+    "RuleView",
+    "counts",
+    "pending_items",
+    "proposed_rules",
+    "rule_view",
+]
+
+
+@dataclass(frozen=True)
+class Counts:
+    entities: int
+    links: int
+    rules: int
+
+    @property
+    def total(self) -> int:
+        return self.entities + self.links + self.rules
+
+
+@dataclass(frozen=True)
+class ChangeView:
+    row: VersionRow
+    before: list[PathItem] | None  # the path before a move or rename; None for a create
+    after: list[PathItem]
+    aliases_added: list[str] = field(default_factory=list)
+    aliases_removed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EntityItem:
+    id: str
+    at: str
+    current: VersionRow
+    path: list[PathItem]
+    changes: list[ChangeView]
+    subtree_size: int  # active descendants that a move carries along
+    overridden: list[dict[str, object]]  # duplicate candidates the create was forced past
+    kind: str = "entity"
+
+
+@dataclass(frozen=True)
+class EndView:
+    ref: str
+    kind: str  # entity, rule, source, attachment
+    label: str
+    path: list[PathItem] = field(default_factory=list)
+    status: str | None = None
+
+
+@dataclass(frozen=True)
+class LinkItem:
+    id: str
+    at: str
+    type: str
+    confidence: float | None
+    reason: str | None
+    evidence: str | None
+    by: str
+    source: EndView
+    target: EndView
+    kind: str = "link"
+
+
+@dataclass(frozen=True)
+class RuleView:
+    id: str
+    statement: str
+    status: str
+    auto_adopted: bool
+    valid_from: str
+    valid_to: str | None
+    supersedes: str | None
+    proposed_at: str
+    proposed_by: str
+    quote: str | None
+    evidence: list[EndView]
+    decisions: list[dict[str, str | None]]
+    concerns: list[LinkItem]
+
+
+def counts(conn: sqlite3.Connection) -> Counts:
+    entities = conn.execute(
+        f"SELECT count(DISTINCT p.id) FROM ({PENDING_VERSIONS_SQL}) p"
+    ).fetchone()[0]
+    links = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) p").fetchone()[0]
+    rules = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
+    return Counts(int(entities), int(links), int(rules))
+
+
+def _node(row: VersionRow) -> PathItem:
+    return PathItem(id=row.id, name=row.name, type=row.type)
+
+
+def _parent_path(conn: sqlite3.Connection, parent_id: str | None) -> list[PathItem]:
+    return entity_path(conn, parent_id) if parent_id else []
+
+
+def _change(conn: sqlite3.Connection, row: VersionRow) -> ChangeView:
+    after = [*_parent_path(conn, row.parent_id), _node(row)]
+    if row.change == "create":
+        return ChangeView(row, None, after)
+    previous = version_row(conn, row.id, row.version - 1)
+    assert previous is not None  # version gaps are refused by the table
+    before = [*_parent_path(conn, previous.parent_id), _node(previous)]
+    return ChangeView(
+        row,
+        before,
+        after,
+        aliases_added=[a for a in row.aliases if a not in previous.aliases],
+        aliases_removed=[a for a in previous.aliases if a not in row.aliases],
+    )
+
+
+def _overridden(conn: sqlite3.Connection, entity_id: str) -> list[dict[str, object]]:
+    """The duplicate candidates a forced create passed, as graph logged them with the create."""
+    row = conn.execute(
+        "SELECT json_extract(stages, '$.overridden') FROM search_log "
+        "WHERE operation = 'create_entity' AND outcome = 'ok' AND EXISTS "
+        "(SELECT 1 FROM json_each(search_log.refs) WHERE value = ?) LIMIT 1",
+        (f"entity/{entity_id}",),
+    ).fetchone()
+    found = json.loads(row[0]) if row is not None and row[0] else []
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+
+
+def _entity_item(conn: sqlite3.Connection, entity_id: str, at: str) -> EntityItem:
+    rows = conn.execute(
+        f"{PENDING_VERSIONS_SQL} AND v.id = ? ORDER BY v.version", (entity_id,)
+    ).fetchall()
+    changes = [
+        _change(conn, r) for r in (version_row(conn, entity_id, x["version"]) for x in rows) if r
+    ]
+    size = conn.execute(
+        "SELECT count(*) FROM entity_closure c JOIN entity_current k ON k.id = c.descendant_id "
+        "WHERE c.ancestor_id = ? AND c.depth >= 1 AND k.status <> 'archived'",
+        (entity_id,),
+    ).fetchone()[0]
+    created = any(c.row.change == "create" for c in changes)
+    return EntityItem(
+        id=entity_id,
+        at=at,
+        current=current_version(conn, entity_id),
+        path=entity_path(conn, entity_id),
+        changes=changes,
+        subtree_size=int(size),
+        overridden=_overridden(conn, entity_id) if created else [],
+    )
+
+
+def end_view(conn: sqlite3.Connection, ref: str) -> EndView:
+    """One end of a link, resolved to what a person recognises."""
+    kind, _, rest = ref.partition("/")
+    if kind == "entity":
+        path = entity_path(conn, rest)
+        row = conn.execute(
+            "SELECT name, status FROM entity_current WHERE id = ?", (rest,)
+        ).fetchone()
+        label = row["name"] if row else rest
+        return EndView(ref, kind, label, path, row["status"] if row else None)
+    if kind == "rule":
+        row = conn.execute(
+            "SELECT r.statement, st.status FROM rule r JOIN rule_state st ON st.id = r.id "
+            "WHERE r.id = ?",
+            (rest,),
+        ).fetchone()
+        return EndView(
+            ref, kind, row["statement"] if row else rest, [], row["status"] if row else None
+        )
+    if kind == "source":
+        row = conn.execute("SELECT title, day FROM source WHERE id = ?", (rest,)).fetchone()
+        return EndView(ref, kind, f"{row['title']} ({row['day']})" if row else rest)
+    source_id, _, n = rest.rpartition("#")
+    row = conn.execute(
+        "SELECT a.filename, s.title FROM source_attachment a JOIN source s ON s.id = a.source_id "
+        "WHERE a.source_id = ? AND a.n = ?",
+        (source_id, int(n) if n.isdigit() else 0),
+    ).fetchone()
+    label = f"{row['filename']} (attached to {row['title']})" if row else rest
+    return EndView(ref, "attachment", label)
+
+
+def _link_item(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkItem:
+    return LinkItem(
+        id=row["id"],
+        at=row["created_at"],
+        type=row["type"],
+        confidence=row["confidence"],
+        reason=row["reason"],
+        evidence=row["evidence"],
+        by=row["created_by"],
+        source=end_view(conn, row["from_ref"]),
+        target=end_view(conn, row["to_ref"]),
+    )
+
+
+def pending_items(
+    conn: sqlite3.Connection, *, limit: int, offset: int = 0
+) -> tuple[int, list[EntityItem | LinkItem]]:
+    """Every pending entity and link, newest first: (how many in all, the page asked for)."""
+    keys: list[tuple[str, str, str]] = [
+        (r[1], r[0], "entity")
+        for r in conn.execute(
+            f"SELECT p.id, max(p.changed_at) FROM ({PENDING_VERSIONS_SQL}) p GROUP BY p.id"
+        )
+    ]
+    keys += [
+        (r[1], r[0], "link")
+        for r in conn.execute(f"SELECT p.id, p.created_at FROM ({PENDING_LINKS_SQL}) p")
+    ]
+    keys.sort(reverse=True)
+    page: list[EntityItem | LinkItem] = []
+    for at, item_id, kind in keys[offset : offset + limit]:
+        if kind == "entity":
+            page.append(_entity_item(conn, item_id, at))
+        else:
+            row = conn.execute("SELECT * FROM link WHERE id = ?", (item_id,)).fetchone()
+            page.append(_link_item(conn, row))
+    return len(keys), page
+
+
+def _rule(conn: sqlite3.Connection, row: sqlite3.Row, with_links: bool) -> RuleView:
+    refs = [str(r) for r in json.loads(row["evidence_refs"])]
+    evidence = [
+        end_view(conn, r if "/" in r else ("attachment/" if "#" in r else "source/") + r)
+        for r in refs
+    ]
+    decisions = [
+        {k: d[k] for k in ("verdict", "reason", "decided_by", "decided_at", "channel")}
+        for d in conn.execute(
+            "SELECT * FROM rule_decision WHERE rule_id = ? ORDER BY seq", (row["id"],)
+        )
+    ]
+    concerns = (
+        [
+            _link_item(conn, link)
+            for link in conn.execute(
+                f"SELECT p.* FROM ({PENDING_LINKS_SQL}) p WHERE p.from_ref = ? "
+                "AND p.type = 'concerns' ORDER BY p.created_at DESC, p.id DESC",
+                (f"rule/{row['id']}",),
+            )
+        ]
+        if with_links
+        else []
+    )
+    return RuleView(
+        id=row["id"],
+        statement=row["statement"],
+        status=row["status"],
+        auto_adopted=bool(row["auto_adopted"]),
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        supersedes=row["supersedes"],
+        proposed_at=row["proposed_at"],
+        proposed_by=row["proposed_by"],
+        quote=row["evidence_quote"],
+        evidence=evidence,
+        decisions=decisions,
+        concerns=concerns,
+    )
+
+
+_RULES = "SELECT r.*, st.status, st.auto_adopted FROM rule r JOIN rule_state st ON st.id = r.id"
+
+
+def rule_view(conn: sqlite3.Connection, rule_id: str) -> RuleView | None:
+    row = conn.execute(f"{_RULES} WHERE r.id = ?", (rule_id,)).fetchone()
+    return _rule(conn, row, with_links=True) if row is not None else None
+
+
+def proposed_rules(
+    conn: sqlite3.Connection, *, limit: int, offset: int = 0
+) -> tuple[int, list[RuleView]]:
+    total = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
+    rows = conn.execute(
+        f"{_RULES} WHERE st.status = 'proposed' ORDER BY r.seq DESC LIMIT ? OFFSET ?",
+        (limit, offset),
+    ).fetchall()
+    return int(total), [_rule(conn, r, with_links=True) for r in rows]
