@@ -1,4 +1,4 @@
-"""Fixtures of the approval channel: the graph's tables, agents' writes, a signed-in person."""
+"""Fixtures of the approval channel: agents' writes, a signed-in person."""
 
 from __future__ import annotations
 
@@ -7,25 +7,15 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-import groundnote.runtime as composition
-from groundnote.auth import add_person, issue_login_link
+from groundnote.auth import Principal, add_person, issue_login_link
 from groundnote.runtime import Runtime
-from groundnote.store import Subsystem, load_migrations
 from groundnote.surfaces.http import create_app
 from tests.structure.helpers import AgentWrites, Approver, csrf_of
 
 
-@pytest.fixture(autouse=True)
-def graph_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scope files carry graph/0002 even before the graph subsystem is registered."""
-    if not any(s.name == "graph" for s in composition.SCOPE_SUBSYSTEMS):
-        graph = Subsystem("graph", load_migrations("groundnote.graph", "graph"))
-        monkeypatch.setattr(composition, "SCOPE_SUBSYSTEMS", [*composition.SCOPE_SUBSYSTEMS, graph])
-
-
 @pytest.fixture
-def agent_writes(runtime: Runtime, scope: str) -> AgentWrites:
-    return AgentWrites(runtime, scope)
+def agent_writes(runtime: Runtime, agent: Principal, scope: str) -> AgentWrites:
+    return AgentWrites(runtime, agent, scope)
 
 
 @pytest.fixture

@@ -1,22 +1,18 @@
-"""What agents leave behind for a person to decide, written as graph's writers write it.
+"""What agents leave behind for a person to decide, written by the graph's own writers.
 
-The tests stand the graph's agent writes up with the same rows graph/entities.py and
-graph/links.py write (create: unconfirmed version 1 + closure + FTS; move and update: a new
-version with the status unchanged; link_propose: a proposed link), so the approval channel is
-tested against exactly the states it meets in use.
+`AgentWrites` calls the graph's capabilities through the registry on the MCP channel, as an
+agent would, so the approval channel is tested against exactly the states it meets in use.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi.testclient import TestClient
 
-from groundnote.graph.closure import on_create, on_move
-from groundnote.graph.fts import put_text
+from groundnote.auth import Principal
 from groundnote.runtime import Runtime
 
 CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
@@ -25,11 +21,15 @@ CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
 @dataclass
 class AgentWrites:
     runtime: Runtime
+    principal: Principal  # grant:agent, with propose on the scope
     scope: str = "sales"
-    by: str = "grant:agent"
 
-    def _at(self) -> str:
-        return self.runtime.home.clock.instant()
+    def _call(self, capability: str, /, **raw: Any) -> dict[str, Any]:
+        cap = self.runtime.registry.get(capability)
+        out = self.runtime.invoke(
+            cap, {"scope": self.scope, **raw}, principal=self.principal, channel="mcp"
+        )
+        return out.model_dump(mode="json")
 
     def create(
         self,
@@ -41,61 +41,34 @@ class AgentWrites:
         reason: str = "created via mcp",
         evidence: str | None = None,
     ) -> str:
-        db = self.runtime.home.scope_db(self.scope)
-        with db.write() as conn:
-            seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
-            entity_id = f"{self.scope}-e{seq:04d}"
-            conn.execute(
-                "INSERT INTO entity (seq, id, scope, created_at, created_by) "
-                "VALUES (?, ?, ?, ?, 'agent')",
-                (seq, entity_id, self.scope, self._at()),
-            )
-            conn.execute(
-                "INSERT INTO entity_version (id, version, type, name, aliases, parent_id, status, "
-                "valid_from, evidence, change, channel, changed_by, changed_at, reason) VALUES "
-                "(?, 1, ?, ?, ?, ?, 'unconfirmed', ?, ?, 'create', 'mcp', ?, ?, ?)",
-                (
-                    entity_id,
-                    type,
-                    name,
-                    json.dumps(aliases or []),
-                    parent,
-                    self.runtime.home.clock.today("Europe/Berlin"),
-                    evidence,
-                    self.by,
-                    self._at(),
-                    reason,
-                ),
-            )
-            on_create(conn, entity_id, parent)
-            put_text(conn, seq, name, aliases or [])
-        return entity_id
+        # force: the tests name their entities freely; the duplicate checks are graph's tests
+        out = self._call(
+            "graph.entity_create",
+            type=type,
+            name=name,
+            parent_id=parent,
+            aliases=aliases or [],
+            reason=reason,
+            evidence=evidence,
+            force=True,
+        )
+        return str(out["entity"]["id"])
 
-    def _next(self, entity_id: str, change: str, reason: str, **fields: Any) -> int:
-        db = self.runtime.home.scope_db(self.scope)
-        with db.write() as conn:
-            cur = dict(
-                conn.execute("SELECT * FROM entity_current WHERE id = ?", (entity_id,)).fetchone()
+    def _version(self, entity_id: str) -> int:
+        with self.runtime.home.scope_db(self.scope).read() as conn:
+            return int(
+                conn.execute(
+                    "SELECT max(version) FROM entity_version WHERE id = ?", (entity_id,)
+                ).fetchone()[0]
             )
-            cur.update(fields, version=cur["version"] + 1, change=change, channel="mcp")
-            cur.update(changed_by=self.by, changed_at=self._at(), reason=reason)
-            cols = ", ".join(cur)
-            conn.execute(
-                f"INSERT INTO entity_version ({cols}) VALUES ({', '.join('?' for _ in cur)})",
-                tuple(cur.values()),
-            )
-            if "parent_id" in fields:
-                on_move(conn, entity_id, fields["parent_id"])
-            if "name" in fields:
-                seq = conn.execute("SELECT seq FROM entity WHERE id = ?", (entity_id,)).fetchone()
-                put_text(conn, seq[0], fields["name"], json.loads(cur["aliases"]))
-        return int(cur["version"])
 
     def move(self, entity_id: str, parent: str | None, reason: str = "moved via mcp") -> int:
-        return self._next(entity_id, "move", reason, parent_id=parent)
+        self._call("graph.entity_move", id=entity_id, parent_id=parent, reason=reason)
+        return self._version(entity_id)
 
     def rename(self, entity_id: str, name: str, reason: str = "renamed via mcp") -> int:
-        return self._next(entity_id, "update", reason, name=name)
+        self._call("graph.entity_update", id=entity_id, name=name, reason=reason, force=True)
+        return self._version(entity_id)
 
     def link(
         self,
@@ -106,27 +79,15 @@ class AgentWrites:
         confidence: float = 0.8,
         reason: str = "the mail names it",
     ) -> str:
-        db = self.runtime.home.scope_db(self.scope)
-        with db.write() as conn:
-            seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM link").fetchone()[0]
-            link_id = f"{self.scope}-l{seq:04d}"
-            conn.execute(
-                "INSERT INTO link (seq, id, from_ref, to_ref, type, origin, confidence, reason, "
-                "valid_from, created_at, created_by) VALUES (?, ?, ?, ?, ?, 'proposed', ?, ?, ?, ?, ?)",
-                (
-                    seq,
-                    link_id,
-                    from_ref,
-                    to_ref,
-                    type,
-                    confidence,
-                    reason,
-                    self._at(),
-                    self._at(),
-                    self.by,
-                ),
-            )
-        return link_id
+        out = self._call(
+            "graph.link_propose",
+            from_ref=from_ref,
+            to_ref=to_ref,
+            type=type,
+            confidence=confidence,
+            reason=reason,
+        )
+        return str(out["link"]["id"])
 
 
 def current(runtime: Runtime, entity_id: str, scope: str = "sales") -> dict[str, Any]:

@@ -23,11 +23,13 @@ from groundnote.core.reading import LIST_PROPOSALS, LIST_REJECTED, LIST_RULES, P
 from groundnote.core.rules import RuleAnswer, RuleOut, rule_answer
 from groundnote.core.search import SEARCH
 from groundnote.core.sources import STORE_SOURCE, StoreSourceInput
-from groundnote.core.status import LIST_SCOPES, STATUS, approval_mode
+from groundnote.core.status import LIST_SCOPES, STATUS, approval_mode, proposed_rule_count
 from groundnote.core.transfer import EXPORT, IMPORT, export_lines, import_lines
 from groundnote.store import Subsystem, load_migrations
 
-SUBSYSTEM = Subsystem("core", load_migrations("groundnote.core", "core"))
+SUBSYSTEM = Subsystem(
+    "core", load_migrations("groundnote.core", "core"), pending=proposed_rule_count
+)
 CAPABILITIES: list[Capability[Any, Any]] = [
     LIST_SCOPES,
     STATUS,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from pydantic import BaseModel, Field
 
 from groundnote import __version__
@@ -17,9 +19,10 @@ from groundnote.capabilities import (
 )
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import ScopeName
+from groundnote.store.database import Database
 from groundnote.store.inspect import file_bytes, ledger_versions, table_counts
 
-__all__ = ["LIST_SCOPES", "STATUS"]
+__all__ = ["LIST_SCOPES", "STATUS", "proposed_rule_count"]
 
 
 class ListScopesInput(StrictModel):
@@ -75,6 +78,9 @@ class SubsystemVersion(BaseModel):
 class ScopeStatus(BaseModel):
     scope: str
     approval_mode: str
+    pending: dict[str, int] = Field(
+        description="What waits for a person on the approval page: rules, entities, links."
+    )
     schema_versions: list[SubsystemVersion]
     rows: dict[str, int] = Field(description="Rows per table.")
     file_bytes: int
@@ -84,6 +90,22 @@ class StatusOutput(BaseModel):
     version: str = Field(description="The Groundnote version answering.")
     scopes: list[ScopeStatus]
     next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def proposed_rule_count(conn: sqlite3.Connection) -> dict[str, int]:
+    count: int = conn.execute(
+        "SELECT count(*) FROM rule_state WHERE status = 'proposed'"
+    ).fetchone()[0]
+    return {"rules": count}
+
+
+def _pending(ctx: Context, db: Database) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    with db.read() as conn:
+        for subsystem in ctx.home.scope_subsystems:
+            if subsystem.pending is not None:
+                counts.update(subsystem.pending(conn))
+    return counts
 
 
 def status(ctx: Context, value: StatusInput) -> StatusOutput:
@@ -97,6 +119,7 @@ def status(ctx: Context, value: StatusInput) -> StatusOutput:
             ScopeStatus(
                 scope=name,
                 approval_mode=approval_mode(ctx, name),
+                pending=_pending(ctx, db),
                 schema_versions=[
                     SubsystemVersion(subsystem=s, version=v, migrations=n)
                     for s, (v, n) in sorted(ledger_versions(db).items())

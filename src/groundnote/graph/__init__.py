@@ -5,19 +5,32 @@ counted per G5, the path of an entity, and the descendants of an entity via the 
 """
 
 from groundnote.graph.capabilities import CAPABILITIES
-from groundnote.graph.closure import rebuild_closure
+from groundnote.graph.closure import closure_drift, rebuild_closure
 from groundnote.graph.fts import rebuild_fts
 from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
 from groundnote.graph.links import counted
 from groundnote.graph.normalize import normalize
 from groundnote.graph.prompts import PROMPTS
-from groundnote.graph.queries import descendant_ids, path_items
+from groundnote.graph.queries import (
+    PENDING_LINKS_SQL,
+    PENDING_VERSIONS_SQL,
+    descendant_ids,
+    path_items,
+    pending_counts,
+)
 from groundnote.store import Subsystem, load_migrations
 
-SUBSYSTEM = Subsystem("graph", load_migrations("groundnote.graph", "graph"))
+SUBSYSTEM = Subsystem(
+    "graph",
+    load_migrations("groundnote.graph", "graph"),
+    check=closure_drift,
+    pending=pending_counts,
+)
 
 __all__ = [
     "CAPABILITIES",
+    "PENDING_LINKS_SQL",
+    "PENDING_VERSIONS_SQL",
     "PROMPTS",
     "SUBSYSTEM",
     "LinkedEntity",
@@ -26,6 +39,7 @@ __all__ = [
     "entities_linked_to_rule",
     "normalize",
     "path_items",
+    "pending_counts",
     "rebuild_closure",
     "rebuild_fts",
 ]

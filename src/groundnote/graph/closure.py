@@ -70,3 +70,23 @@ def rebuild_closure(db: Database) -> int:
         )
         count: int = conn.execute("SELECT count(*) FROM entity_closure").fetchone()[0]
     return count
+
+
+def closure_drift(db: Database) -> list[str]:
+    """How entity_closure differs from what entity_current's parents give (none: equal)."""
+    with db.read() as conn:
+        missing = conn.execute(
+            _WALK + "SELECT count(*) FROM (SELECT ancestor_id, descendant_id, depth FROM walk "
+            "EXCEPT SELECT ancestor_id, descendant_id, depth FROM entity_closure)"
+        ).fetchone()[0]
+        extra = conn.execute(
+            _WALK
+            + "SELECT count(*) FROM (SELECT ancestor_id, descendant_id, depth FROM entity_closure "
+            "EXCEPT SELECT ancestor_id, descendant_id, depth FROM walk)"
+        ).fetchone()[0]
+    problems = []
+    if missing:
+        problems.append(f"entity_closure lacks {missing} rows of the tree; run rebuild_closure")
+    if extra:
+        problems.append(f"entity_closure holds {extra} rows the tree does not; run rebuild_closure")
+    return problems

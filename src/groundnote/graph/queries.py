@@ -32,11 +32,35 @@ PAGE_SIZE = 50
 TREE_MAX_DEPTH = 3
 TREE_MAX_NODES = 200
 
-# An agent version (mcp/api) after the latest approval version that no review names (§12).
-PENDING = """EXISTS (SELECT 1 FROM entity_version pv WHERE pv.id = {id} AND pv.channel IN ('mcp','api')
-  AND pv.version > coalesce((SELECT max(av.version) FROM entity_version av
-                             WHERE av.id = {id} AND av.channel = 'approval'), 0)
-  AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'entity/' || {id} || '@' || pv.version))"""
+# What waits for a person (seed 000 §12): an agent version (mcp/api) after the last version a
+# person settled — one written on the approval channel, or one a review names. A review can
+# only name the current version, so it settles the agent versions before it as well; the seed's
+# wording ("that have no review") would leave those pending for ever.
+SETTLED = """coalesce((SELECT max(a.version) FROM entity_version a WHERE a.id = {id}
+  AND (a.channel = 'approval' OR EXISTS (SELECT 1 FROM review r
+       WHERE r.target = 'entity/' || a.id || '@' || a.version))), 0)"""
+PENDING = (
+    "EXISTS (SELECT 1 FROM entity_version pv WHERE pv.id = {id} AND pv.channel IN ('mcp','api') "
+    "AND pv.version > " + SETTLED + ")"
+)
+PENDING_VERSIONS_SQL = (
+    "SELECT v.* FROM entity_version v WHERE v.channel IN ('mcp','api') AND v.version > "
+    + SETTLED.format(id="v.id")
+)
+PENDING_LINKS_SQL = (
+    "SELECT l.* FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL "
+    "AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id)"
+)
+
+
+def pending_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Entities with pending versions and proposed links without a review, for `status`."""
+    entities: int = conn.execute(
+        f"SELECT count(DISTINCT id) FROM ({PENDING_VERSIONS_SQL})"
+    ).fetchone()[0]
+    links: int = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL})").fetchone()[0]
+    return {"entities": entities, "links": links}
+
 
 CHILDREN = """(SELECT count(*) FROM entity_closure g JOIN entity_current h ON h.id = g.descendant_id
   WHERE g.ancestor_id = {id} AND g.depth = 1 AND h.status <> 'archived')"""
@@ -52,7 +76,7 @@ def current(conn: sqlite3.Connection, entity_id: str) -> sqlite3.Row | None:
 
 
 def is_pending(conn: sqlite3.Connection, entity_id: str) -> bool:
-    return bool(conn.execute("SELECT " + PENDING.format(id="?"), (entity_id,) * 3).fetchone()[0])
+    return bool(conn.execute("SELECT " + PENDING.format(id="?"), (entity_id,) * 2).fetchone()[0])
 
 
 def count_children(conn: sqlite3.Connection, entity_id: str) -> int:

@@ -25,12 +25,14 @@ _SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}$")
 
 @dataclass(frozen=True)
 class Subsystem:
-    """A subsystem's tables: its name (the ledger key), its ordered migrations, and optionally
-    a check of its own invariants (a projection equal to its rebuild) for `groundnote check`."""
+    """A subsystem's tables: its name (the ledger key) and its ordered migrations; optionally
+    a check of its own invariants for `groundnote check` (a projection equal to its rebuild),
+    and what in its tables waits for a person, counted for `status`."""
 
     name: str
     migrations: Sequence[Migration]
     check: Callable[[Database], list[str]] | None = None
+    pending: Callable[[sqlite3.Connection], dict[str, int]] | None = None
 
 
 @dataclass(frozen=True)

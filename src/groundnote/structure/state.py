@@ -1,14 +1,14 @@
 """What waits for a person (seed 000 §12), as SQL, and the state answers built from it.
 
-Pending = per entity, the agent versions (channel mcp/api) after its latest approval version
-or reviewed version; plus every open proposed link without a review. A review on the current
-version settles the versions before it, so confirming a move also settles the create below it.
+Pending is the graph's definition (`graph.PENDING_VERSIONS_SQL`, `PENDING_LINKS_SQL`): agent
+versions after the last version a person settled, and open proposed links without a review.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from groundnote.graph import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
 from groundnote.structure.models import EntityState, LinkState
 from groundnote.structure.versions import VersionRow
 
@@ -19,20 +19,6 @@ __all__ = [
     "entity_state",
     "link_state",
 ]
-
-# The last version a person settled: one they wrote, or one they reviewed.
-_SETTLED = (
-    "coalesce((SELECT max(a.version) FROM entity_version a WHERE a.id = v.id AND "
-    "(a.channel = 'approval' OR EXISTS (SELECT 1 FROM review r "
-    "WHERE r.target = 'entity/' || a.id || '@' || a.version))), 0)"
-)
-PENDING_VERSIONS_SQL = (
-    f"SELECT v.* FROM entity_version v WHERE v.channel IN ('mcp','api') AND v.version > {_SETTLED}"
-)
-PENDING_LINKS_SQL = (
-    "SELECT l.* FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL "
-    "AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id)"
-)
 
 
 def approval_url(base: str, scope: str, item_id: str) -> str:
