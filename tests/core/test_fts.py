@@ -19,6 +19,7 @@ def _index(runtime: Runtime) -> dict[str, list[tuple[object, ...]]]:
                 tuple(r) for r in conn.execute(f"SELECT * FROM temp.v_{table} ORDER BY 1, 2, 3, 4")
             ]
             conn.execute(f"DROP TABLE temp.v_{table}")
+        out["fts_word"] = [tuple(r) for r in conn.execute("SELECT word FROM fts_word ORDER BY 1")]
     return out
 
 
@@ -42,6 +43,7 @@ def test_a_rebuild_equals_the_incremental_index(
     assert before["rule_fts"] and before["source_fts"]
     assert ("oesterreich", "statement") in {(r[0], r[2]) for r in before["rule_fts"]}
     assert "strasse" in {r[0] for r in before["source_fts"]}
+    assert {("oesterreich",), ("strasse",), ("groesse",)} <= set(before["fts_word"])
     with runtime.home.scope_db("sales").write() as conn:
         rebuild_fts(conn)
     assert _index(runtime) == before

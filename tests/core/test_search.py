@@ -8,6 +8,7 @@ import pytest
 
 from groundnote.core import Entry, GroupProvider, add_group_provider
 from groundnote.core.bundles import _PROVIDERS, BundleContext
+from groundnote.core.fts import expand_prefixes, match_all
 from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime
 from tests.conftest import Call
@@ -300,3 +301,45 @@ def test_a_group_provider_can_be_added_in_its_fixed_place(call: Call, thread: st
         "contradicts",
     ]
     assert bundle["line"].endswith("1 attachment; 1 contradicting rule(s); (of which 1 proposed)")
+
+
+def test_a_word_finds_its_compounds_through_the_word_list(
+    call: Call, decide: Decide, runtime: Runtime
+) -> None:
+    call("core.store_source", scope="sales", source=meeting("k1", transcript="Kantine."))
+    rule = propose(call, "Die Rabattstaffel Süd gilt ab Januar.", ["source/jamie:k1"])
+    decide(rule["id"], "adopt")
+    with runtime.home.scope_db("sales").read() as conn:
+        words = expand_prefixes(conn, ["rabatt", "sued"])
+    assert words == {"rabatt": ["rabatt", "rabattstaffel"], "sued": ["sued"]}
+    assert match_all(["rabatt", "sued"], words) == '("rabatt" OR "rabattstaffel") AND "sued"'
+    hits = call("core.search", scope="sales", query="Rabatt Süd")["bundles"]
+    assert [b["head"]["id"] for b in hits] == [rule["id"]]
+
+
+def test_a_prefix_with_too_many_words_stays_a_prefix(
+    call: Call, decide: Decide, runtime: Runtime
+) -> None:
+    call("core.store_source", scope="sales", source=meeting("k1", transcript="Kantine."))
+    many = " ".join(f"zins{a}{b}" for a in "abcdef" for b in "abcdef")
+    rule = propose(call, f"Zinsen: {many}.", ["source/jamie:k1"])
+    decide(rule["id"], "adopt")
+    with runtime.home.scope_db("sales").read() as conn:
+        words = expand_prefixes(conn, ["zins"])
+    assert words == {} and match_all(["zins"], words) == '"zins"*'
+    hits = call("core.search", scope="sales", query="zins")["bundles"]
+    assert [b["head"]["id"] for b in hits] == [rule["id"]]
+
+
+def test_sources_are_read_only_when_direct_hits_do_not_fill_the_page(
+    call: Call, thread: str, runtime: Runtime
+) -> None:
+    def stage1(search_id: str) -> dict[str, object]:
+        [(stages,)] = rows(runtime, "SELECT stages FROM search_log WHERE id = ?", search_id)
+        return dict(json.loads(stages)["stage1"])
+
+    filled = call("core.search", scope="sales", query="Rabatt Nord", limit=1)
+    assert stage1(filled["search_id"]) == {"rule_hits": 1, "source_hits": None, "capped": False}
+    via = call("core.search", scope="sales", query="preisliste")
+    assert [b["head"]["id"] for b in via["bundles"]] == [thread]
+    assert stage1(via["search_id"]) == {"rule_hits": 0, "source_hits": 1, "capped": False}

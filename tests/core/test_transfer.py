@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 from typing import Any
 
@@ -110,6 +111,47 @@ def test_a_row_the_store_refuses_rolls_back_the_whole_import(call: Call, runtime
     assert "refused" in exc.value.message
     with runtime.home.scope_db("copy").read() as conn:
         assert conn.execute("SELECT count(*) FROM source").fetchone()[0] == 0
+
+
+def test_an_import_streams_from_a_file_and_a_refusal_leaves_nothing(
+    call: Call, decide: Decide, runtime: Runtime
+) -> None:
+    call(
+        "core.store_source",
+        scope="sales",
+        source=mail(
+            1, attachments=[{"filename": "p.txt", "media_type": "text/plain", "text": "Staffel"}]
+        ),
+    )
+    decide(
+        propose(call, "Rabatt Nord drei Prozent.", ["source/mail:<m1@example.org>"])["id"], "adopt"
+    )
+    text = _export(runtime, "sales")
+    runtime.home.create_scope("copy")
+    broken = text.replace('"verdict":"adopt"', '"verdict":"maybe"')
+    # The refusal is caught inside the caller's transaction, which then commits: the
+    # savepoint has already taken the import's rows back.
+    with runtime.home.scope_db("copy").write() as conn, pytest.raises(ValidationFailed):
+        import_lines(conn, io.StringIO(broken))
+    assert rows_of(runtime, "copy", "SELECT count(*) FROM source") == [(0,)]
+    assert rows_of(runtime, "copy", "SELECT count(*) FROM fts_word") == [(0,)]
+    with runtime.home.scope_db("copy").write() as conn:
+        counts = import_lines(conn, io.StringIO(text))
+    assert (counts.source, counts.source_attachment, counts.rule, counts.rule_decision) == (
+        1,
+        1,
+        1,
+        1,
+    )
+    # the source index holds the attachment text, as it did in the original scope
+    assert rows_of(
+        runtime, "copy", "SELECT rowid FROM source_fts WHERE source_fts MATCH 'staffel'"
+    ) == [(1,)]
+
+
+def rows_of(runtime: Runtime, scope: str, sql: str) -> list[tuple[Any, ...]]:
+    with runtime.home.scope_db(scope).read() as conn:
+        return [tuple(r) for r in conn.execute(sql)]
 
 
 _text = st.text(

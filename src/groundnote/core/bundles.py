@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -161,6 +162,15 @@ class BundleContext:
     include_proposed: bool
     approval_base: str
 
+    @cached_property
+    def evidence_sources(self) -> list[sqlite3.Row]:
+        """The sources the head's evidence cites, by day: read once for every group using them."""
+        return self.conn.execute(
+            "SELECT s.* FROM source s WHERE s.id IN "
+            "(SELECT source_id FROM rule_evidence WHERE rule_id = ?) ORDER BY s.day, s.seq",
+            (self.rule.id,),
+        ).fetchall()
+
 
 class GroupProvider(Protocol):
     kind: GroupKind
@@ -194,19 +204,11 @@ def _source_entry(row: sqlite3.Row) -> Entry:
     )
 
 
-def _evidence_sources(ctx: BundleContext) -> list[sqlite3.Row]:
-    return ctx.conn.execute(
-        "SELECT s.* FROM source s WHERE s.id IN (SELECT source_id FROM rule_evidence WHERE rule_id = ?) "
-        "ORDER BY s.day, s.seq",
-        (ctx.rule.id,),
-    ).fetchall()
-
-
 class SourceGroup:
     kind: GroupKind = "source"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        return [_source_entry(r) for r in _evidence_sources(ctx)]
+        return [_source_entry(r) for r in ctx.evidence_sources]
 
     def line_part(self, entries: list[Entry]) -> str:
         return _plural(len(entries), "source", "sources")
@@ -234,7 +236,7 @@ class ThreadGroup:
     kind: GroupKind = "thread"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        cited = _evidence_sources(ctx)
+        cited = ctx.evidence_sources
         seen = {r["id"] for r in cited}
         rows: list[sqlite3.Row] = []
         for source in cited:

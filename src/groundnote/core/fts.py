@@ -3,6 +3,11 @@
 Both sides pass through `normalize`, so a query typed without umlauts ("Mueller", "Strasse")
 finds the stored spelling ("Müller", "Straße"); the tokenizer then removes other diacritics.
 User text reaches MATCH only as quoted tokens, never as FTS syntax.
+
+A prefix term ("rabatt"*) is expanded into the indexed words it stands for ("rabatt" OR
+"rabattstaffel"), looked up in `fts_word`: FTS5 answers a prefix query by copying the whole
+doclist of every matching word into one buffer before it yields a row, so its cost grows with
+the scope even under LIMIT, while an OR of words is merged lazily and stops at the LIMIT.
 """
 
 from __future__ import annotations
@@ -10,11 +15,14 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
+from collections.abc import Iterable
 
 __all__ = [
     "STOPWORDS",
+    "expand_prefixes",
     "index_rule",
     "index_source",
+    "index_sources",
     "match_all",
     "match_any",
     "normalize",
@@ -28,6 +36,8 @@ _TOKEN = re.compile(r"[^\W_]+")
 # prefix matches too much to be worth its cost.
 PREFIX_MIN = 4
 MAX_TERMS = 12
+# Beyond this many words an OR costs more than the prefix merge it replaces: keep the prefix.
+EXPANSION_MAX = 32
 
 STOPWORDS = frozenset(
     [
@@ -110,48 +120,120 @@ def query_terms(query: str) -> list[str]:
     return seen[:MAX_TERMS]
 
 
-def _quoted(term: str) -> str:
-    return f'"{term}"*' if len(term) >= PREFIX_MIN else f'"{term}"'
+def _bare(token: str) -> str:
+    """A token as unicode61 with remove_diacritics stores it: without combining marks."""
+    if token.isascii():
+        return token
+    return "".join(c for c in unicodedata.normalize("NFKD", token) if not unicodedata.combining(c))
 
 
-def match_all(terms: list[str]) -> str:
-    return " AND ".join(_quoted(t) for t in terms)
+def _words(texts: Iterable[str]) -> set[str]:
+    return {_bare(t) for text in texts for t in _TOKEN.findall(text)}
 
 
-def match_any(terms: list[str]) -> str:
+def expand_prefixes(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
+    """Each prefix term → the indexed words it stands for, the term itself first.
+
+    A term with more than EXPANSION_MAX words is left out, so it stays a prefix query.
+    """
+    out: dict[str, list[str]] = {}
+    for term in terms:
+        if len(term) < PREFIX_MIN:
+            continue
+        bare = _bare(term)
+        # Every word starting with `bare` sorts between it and `bare` + the highest code point.
+        words = [
+            r[0]
+            for r in conn.execute(
+                "SELECT word FROM fts_word WHERE word >= ? AND word < ? ORDER BY word LIMIT ?",
+                (bare, bare + "\U0010ffff", EXPANSION_MAX + 1),
+            )
+        ]
+        if len(words) <= EXPANSION_MAX:
+            # The word itself always, in case the index splits it other than _TOKEN does.
+            out[term] = [bare, *(w for w in words if w != bare)]
+    return out
+
+
+def _quoted(term: str, words: dict[str, list[str]] | None) -> str:
+    if len(term) < PREFIX_MIN:
+        return f'"{term}"'
+    expanded = (words or {}).get(term)
+    if expanded is None:
+        return f'"{term}"*'
+    if len(expanded) == 1:
+        return f'"{term}"'
+    return "(" + " OR ".join(f'"{w}"' for w in expanded) + ")"
+
+
+def match_all(terms: list[str], words: dict[str, list[str]] | None = None) -> str:
+    """AND over the terms; `words` (from expand_prefixes) replaces prefixes by their words."""
+    return " AND ".join(_quoted(t, words) for t in terms)
+
+
+def match_any(terms: list[str], words: dict[str, list[str]] | None = None) -> str:
     """OR over the terms that carry meaning; empty when only stop words remain."""
     useful = [t for t in terms if t not in STOPWORDS]
-    return " OR ".join(_quoted(t) for t in useful)
+    return " OR ".join(_quoted(t, words) for t in useful)
+
+
+def _index_words(conn: sqlite3.Connection, texts: Iterable[str]) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO fts_word (word) VALUES (?)", [(w,) for w in _words(texts)]
+    )
 
 
 def index_rule(conn: sqlite3.Connection, seq: int, statement: str, quote: str | None) -> None:
-    conn.execute(
-        "INSERT INTO rule_fts (rowid, statement, quote) VALUES (?, ?, ?)",
-        (seq, normalize(statement), normalize(quote or "")),
-    )
+    texts = (normalize(statement), normalize(quote or ""))
+    conn.execute("INSERT INTO rule_fts (rowid, statement, quote) VALUES (?, ?, ?)", (seq, *texts))
+    _index_words(conn, texts)
 
 
 def index_source(
     conn: sqlite3.Connection, seq: int, title: str, body: str, attachment_texts: list[str]
 ) -> None:
+    texts = (normalize(title), normalize(body), normalize("\n".join(attachment_texts)))
     conn.execute(
         "INSERT INTO source_fts (rowid, title, body, attachments) VALUES (?, ?, ?, ?)",
-        (seq, normalize(title), normalize(body), normalize("\n".join(attachment_texts))),
+        (seq, *texts),
     )
+    _index_words(conn, texts)
+
+
+def index_sources(conn: sqlite3.Connection, after_seq: int = 0) -> int:
+    """Index the sources with seq > after_seq from their rows and attachments; how many.
+
+    One streaming pass over the rows (nothing is held but one source), for a rebuild and for
+    an import, which writes the source rows before their attachments arrive.
+    """
+    done = 0
+    current: tuple[int, str, str] | None = None
+    texts: list[str] = []
+    for seq, title, body, text in conn.execute(
+        "SELECT s.seq, s.title, s.body, a.text FROM source s LEFT JOIN source_attachment a "
+        "ON a.source_id = s.id AND a.text IS NOT NULL WHERE s.seq > ? ORDER BY s.seq, a.n",
+        (after_seq,),
+    ):
+        if current is not None and current[0] != seq:
+            index_source(conn, *current, texts)
+            done += 1
+            texts = []
+        current = (seq, title, body)
+        if text is not None:
+            texts.append(text)
+    if current is not None:
+        index_source(conn, *current, texts)
+        done += 1
+    return done
 
 
 def rebuild_fts(conn: sqlite3.Connection) -> None:
     """Recreate both indexes from the truth tables, inside the caller's write transaction."""
     conn.execute("INSERT INTO rule_fts (rule_fts) VALUES ('delete-all')")
     conn.execute("INSERT INTO source_fts (source_fts) VALUES ('delete-all')")
-    for row in conn.execute(
+    conn.execute("DELETE FROM fts_word")
+    for seq, statement, quote in conn.execute(
         "SELECT seq, statement, evidence_quote FROM rule ORDER BY seq"
-    ).fetchall():
-        index_rule(conn, row[0], row[1], row[2])
-    texts: dict[str, list[str]] = {}
-    for row in conn.execute(
-        "SELECT source_id, text FROM source_attachment WHERE text IS NOT NULL ORDER BY source_id, n"
     ):
-        texts.setdefault(row[0], []).append(row[1])
-    for row in conn.execute("SELECT seq, id, title, body FROM source ORDER BY seq").fetchall():
-        index_source(conn, row[0], row[2], row[3], texts.get(row[1], []))
+        index_rule(conn, seq, statement, quote)
+    index_sources(conn)

@@ -30,7 +30,7 @@ from groundnote.core.bundles import (
     compact,
     default_builder,
 )
-from groundnote.core.fts import match_all, match_any, query_terms
+from groundnote.core.fts import expand_prefixes, match_all, match_any, query_terms
 from groundnote.core.rules import in_force_sql, rules_by_id
 from groundnote.domain.errors import ValidationFailed
 from groundnote.domain.guidance import Next, StrictModel
@@ -106,9 +106,12 @@ def _heads_for(
     return [(r["id"], r["seq"], seqs[r["seq"]], r["valid_from"]) for r in rows]
 
 
+# Later days sort first: invert each digit so that plain ascending order works.
+_NEWER_FIRST = str.maketrans("0123456789", "9876543210")
+
+
 def _recency(day: str) -> str:
-    # Later days sort first: invert each digit so that plain ascending order works.
-    return day.translate(str.maketrans("0123456789", "9876543210"))
+    return day.translate(_NEWER_FIRST)
 
 
 def _ranked(
@@ -118,52 +121,66 @@ def _ranked(
 
     Ranking every match of a common word costs time in proportion to the scope; streaming the
     matches newest first and ranking a bounded window keeps a search's cost flat, and below the
-    window (every selective query) the order is exactly bm25.
+    window (every selective query) the order is exactly bm25. The window is sorted inside
+    SQLite, so only the pool crosses into Python.
     """
     rows = conn.execute(
-        f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
-        (expr, RANK_WINDOW),
+        f"SELECT seq, score, count(*) OVER () FROM (SELECT rowid AS seq, bm25({table}) AS score "
+        f"FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?) "
+        "ORDER BY score, seq DESC LIMIT ?",
+        (expr, RANK_WINDOW, pool),
     ).fetchall()
-    rows.sort(key=lambda r: r[1])
-    return {r[0]: r[1] for r in rows[:pool]}, len(rows) == RANK_WINDOW
+    return {r[0]: r[1] for r in rows}, bool(rows) and rows[0][2] == RANK_WINDOW
 
 
-def _stage(
-    conn: sqlite3.Connection,
-    expr: str,
-    stage: int,
-    pool: int,
-    day: str,
-    include_proposed: bool,
-    stages: dict[str, Any],
-) -> list[_Hit]:
-    direct, rules_capped = _ranked(conn, "rule_fts", expr, pool)
-    source_rank, sources_capped = _ranked(conn, "source_fts", expr, pool)
-    via: dict[int, float] = {}
-    if source_rank:
-        marks = ",".join("?" for _ in source_rank)
-        for row in conn.execute(
-            f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
-            f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks})",
-            list(source_rank),
-        ):
-            rank = source_rank[row[1]]
-            if row[0] not in direct and rank < via.get(row[0], 0.0):
-                via[row[0]] = rank
-    stages[f"stage{stage}"] = {
-        "rule_hits": len(direct),
-        "source_hits": len(source_rank),
-        "capped": rules_capped or sources_capped,
-    }
-    hits = [
-        _Hit(rid, (stage, 0, rank, _recency(vf)))
-        for rid, _, rank, vf in _heads_for(conn, direct, day, include_proposed)
-    ]
-    hits += [
-        _Hit(rid, (stage, 1, rank, _recency(vf)))
-        for rid, _, rank, vf in _heads_for(conn, via, day, include_proposed)
-    ]
-    return hits
+@dataclass
+class _Stage:
+    """One pass of the search: an FTS expression over both indexes, and what it needs to find."""
+
+    conn: sqlite3.Connection
+    number: int
+    expr: str
+    pool: int
+    day: str
+    include_proposed: bool
+
+    def hits(self, wanted: int, known: set[str], stages: dict[str, Any]) -> list[_Hit]:
+        """Heads of this stage not in `known`; sources are read only if direct hits fall short.
+
+        Direct hits sort before hits through a source, so once `wanted` direct heads are in
+        hand no source hit can reach the page, and the costlier source index is skipped
+        (`source_hits` is then null in the log).
+        """
+        direct, capped = _ranked(self.conn, "rule_fts", self.expr, self.pool)
+        hits = [
+            _Hit(rid, (self.number, 0, rank, _recency(vf)))
+            for rid, _, rank, vf in _heads_for(self.conn, direct, self.day, self.include_proposed)
+            if rid not in known
+        ]
+        info: dict[str, Any] = {"rule_hits": len(direct), "source_hits": None, "capped": capped}
+        stages[f"stage{self.number}"] = info
+        if len(hits) >= wanted:
+            return hits
+        source_rank, sources_capped = _ranked(self.conn, "source_fts", self.expr, self.pool)
+        info["source_hits"] = len(source_rank)
+        info["capped"] = capped or sources_capped
+        via: dict[int, float] = {}
+        if source_rank:
+            marks = ",".join("?" for _ in source_rank)
+            for row in self.conn.execute(
+                f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
+                f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks})",
+                list(source_rank),
+            ):
+                rank = source_rank[row[1]]
+                if row[0] not in direct and rank < via.get(row[0], 0.0):
+                    via[row[0]] = rank
+        hits += [
+            _Hit(rid, (self.number, 1, rank, _recency(vf)))
+            for rid, _, rank, vf in _heads_for(self.conn, via, self.day, self.include_proposed)
+            if rid not in known
+        ]
+        return hits
 
 
 def _search_scope(
@@ -171,15 +188,14 @@ def _search_scope(
 ) -> list[tuple[_Hit, Bundle]]:
     pool = max(POOL_MIN, value.limit * POOL_FACTOR)
     with ctx.scope_db(scope).read() as conn:
-        hits = _stage(conn, match_all(terms), 1, pool, day, value.include_proposed, stages)
-        wider = match_any(terms)
+        words = expand_prefixes(conn, terms)
+        first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed)
+        hits = first.hits(value.limit, set(), stages)
+        wider = match_any(terms, words)
         if len(hits) < value.limit and len(terms) > 1 and wider:
+            second = _Stage(conn, 2, wider, pool, day, value.include_proposed)
             known = {h.rule_id for h in hits}
-            hits += [
-                h
-                for h in _stage(conn, wider, 2, pool, day, value.include_proposed, stages)
-                if h.rule_id not in known
-            ]
+            hits += second.hits(value.limit - len(hits), known, stages)
         hits.sort(key=lambda h: h.key)
         hits = hits[: value.limit]
         today = ctx.today()

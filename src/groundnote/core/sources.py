@@ -200,9 +200,16 @@ def _content_sha256(row: dict[str, Any], attachments: list[dict[str, Any]]) -> s
 
 
 def insert_source(
-    conn: sqlite3.Connection, row: dict[str, Any], attachments: list[dict[str, Any]]
+    conn: sqlite3.Connection,
+    row: dict[str, Any],
+    attachments: list[dict[str, Any]],
+    *,
+    index: bool = True,
 ) -> int:
-    """Write a source row (with its seq) and its attachments, and index their text."""
+    """Write a source row (with its seq) and its attachments, and index their text.
+
+    With `index=False` the caller indexes it later (`fts.index_sources`), as an import does.
+    """
     seq = (
         row.get("seq") or conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM source").fetchone()[0]
     )
@@ -226,8 +233,9 @@ def insert_source(
                 att["text"],
             ),
         )
-    texts = [a["text"] for a in attachments if a["text"] is not None]
-    index_source(conn, int(seq), row["title"], row["body"], texts)
+    if index:
+        texts = [a["text"] for a in attachments if a["text"] is not None]
+        index_source(conn, int(seq), row["title"], row["body"], texts)
     return int(seq)
 
 

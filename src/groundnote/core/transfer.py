@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from groundnote.auth.principal import Right
 from groundnote.capabilities import Annotations, Capability, CliExposure, Context, HttpExposure
+from groundnote.core.fts import index_sources
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
 from groundnote.domain.errors import PayloadTooLarge, ValidationFailed
@@ -63,11 +64,9 @@ class ImportCounts(BaseModel):
     rule_decision: int = 0
 
 
-def _parse(
-    lines: Iterable[str], known: dict[str, set[str]]
-) -> tuple[str, dict[str, list[dict[str, Any]]]]:
-    rows: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
-    header: str | None = None
+def _rows(lines: Iterable[str], known: dict[str, set[str]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """("", {"scope": …}) for the header, then (table, row) per line, each checked as it comes."""
+    header = False
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -75,7 +74,7 @@ def _parse(
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValidationFailed(f"Line {number} is not JSON: {exc.msg}.") from exc
-        if header is None:
+        if not header:
             if (
                 not isinstance(data, dict)
                 or data.get("format") != FORMAT
@@ -85,7 +84,8 @@ def _parse(
                     f"Line {number} is not a {FORMAT} export header (version {VERSION}).",
                     remedy="Import a file written by `export`, unchanged.",
                 )
-            header = str(data.get("scope"))
+            header = True
+            yield "", {"scope": str(data.get("scope"))}
             continue
         table = data.get("table") if isinstance(data, dict) else None
         row = data.get("row") if isinstance(data, dict) else None
@@ -98,10 +98,9 @@ def _parse(
                 f"Line {number}: the columns of {table} do not match this version "
                 f"(expected {', '.join(sorted(known[table]))})."
             )
-        rows[table].append(row)
-    if header is None:
+        yield table, row
+    if not header:
         raise ValidationFailed("The import is empty; it needs the header line of an export.")
-    return header, rows
 
 
 def _rename(rule_id: str | None, old: str, new: str) -> str | None:
@@ -110,11 +109,22 @@ def _rename(rule_id: str | None, old: str, new: str) -> str | None:
     return re.sub(rf"^{re.escape(old)}-(?=\d{{4,}}$)", f"{new}-", rule_id)
 
 
+def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+    names = list(row)
+    conn.execute(
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+        [row[n] for n in names],
+    )
+
+
 def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportCounts:
     """Write an export into this (empty) scope file inside the caller's write transaction.
 
     Rule ids carry the scope name, so an export of another scope is renamed on the way in.
-    Every row passes the tables' checks and triggers, as when it was first written.
+    Every row passes the tables' checks and triggers, as when it was first written. Lines are
+    written as they are read, so an import of any size holds one row at a time; the source
+    index follows at the end, once each source's attachments are in. A refusal rolls back to
+    the savepoint taken first: nothing of the import stays.
     """
     scope = conn.execute("SELECT scope FROM meta").fetchone()[0]
     if conn.execute(
@@ -125,38 +135,37 @@ def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportCounts
             remedy="Create a new scope (`groundnote scope create NAME`) and import into it.",
         )
     known = {t: set(_columns(conn, t)) for t in TABLES}
-    old, rows = _parse(lines, known)
     counts = ImportCounts()
-    attachments: dict[str, list[dict[str, Any]]] = {}
-    for att in rows["source_attachment"]:
-        attachments.setdefault(att["source_id"], []).append(att)
+    old = scope
+    conn.execute("SAVEPOINT core_import")
     try:
-        for source in rows["source"]:
-            insert_source(conn, source, attachments.pop(source["id"], []))
-        if attachments:
+        for table, row in _rows(lines, known):
+            if table == "source":
+                insert_source(conn, row, [], index=False)
+            elif table == "rule":
+                row["id"] = _rename(row["id"], old, scope)
+                row["supersedes"] = _rename(row["supersedes"], old, scope)
+                insert_rule(conn, row)
+            elif table == "rule_decision":
+                row["rule_id"] = _rename(row["rule_id"], old, scope)
+                _insert(conn, table, row)
+            elif table:
+                _insert(conn, table, row)
+            else:
+                old = row["scope"]
+                continue
+            setattr(counts, table, getattr(counts, table) + 1)
+        index_sources(conn)
+    except BaseException as exc:
+        conn.execute("ROLLBACK TO core_import")
+        conn.execute("RELEASE core_import")
+        if isinstance(exc, sqlite3.IntegrityError):
             raise ValidationFailed(
-                f"Attachments of sources not in the export: {', '.join(attachments)}."
-            )
-        for rule in rows["rule"]:
-            rule["id"] = _rename(rule["id"], old, scope)
-            rule["supersedes"] = _rename(rule["supersedes"], old, scope)
-            insert_rule(conn, rule)
-        for decision in rows["rule_decision"]:
-            decision["rule_id"] = _rename(decision["rule_id"], old, scope)
-            names = list(decision)
-            conn.execute(
-                f"INSERT INTO rule_decision ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
-                [decision[n] for n in names],
-            )
-    except sqlite3.IntegrityError as exc:
-        raise ValidationFailed(
-            f"The store refused a row of the import: {exc}.",
-            remedy="Import a file written by `export`, unchanged; nothing was written.",
-        ) from exc
-    counts.source = len(rows["source"])
-    counts.source_attachment = len(rows["source_attachment"])
-    counts.rule = len(rows["rule"])
-    counts.rule_decision = len(rows["rule_decision"])
+                f"The store refused a row of the import: {exc}.",
+                remedy="Import a file written by `export`, unchanged; nothing was written.",
+            ) from exc
+        raise
+    conn.execute("RELEASE core_import")
     return counts
 
 

@@ -116,6 +116,9 @@ CREATE VIRTUAL TABLE rule_fts USING fts5(statement, quote, content = '',
   tokenize = 'unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE source_fts USING fts5(title, body, attachments, content = '',
   tokenize = 'unicode61 remove_diacritics 2');
+-- The words of both indexes, so that a prefix ("rabatt"*) is searched as the OR of the words it
+-- stands for: FTS5 merges a prefix's whole doclist before the first row, an OR stops at LIMIT.
+CREATE TABLE fts_word (word TEXT PRIMARY KEY) WITHOUT ROWID;
 
 CREATE TABLE search_log (
   id TEXT PRIMARY KEY,
