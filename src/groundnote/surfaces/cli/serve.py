@@ -74,13 +74,11 @@ def serve_command(session: CliSession, host: str | None, port: int | None) -> No
     runtime.config.server = server.model_copy(update={"host": host, "port": port})
     token = first_run(runtime)
     base = runtime.config.public_url or f"http://{host}:{port}"
-    out = Console()
+    out = Console(soft_wrap=True)  # URLs and tokens must stay whole to be copied
     out.print(f"[bold]Groundnote[/bold] home {runtime.home.path.resolve()}")
     out.print(f"HTTP API      {base}/v1  (OpenAPI: {base}/openapi.json)")
     out.print(f"MCP endpoint  {base}/mcp  (streamable HTTP, bearer token)")
-    out.print(
-        f"Approval      {approval_login_link(runtime, base)}  (one-time login link)", soft_wrap=True
-    )
+    out.print(f"Approval      {approval_login_link(runtime, base)}  (one-time login link)")
     if token:
         out.print(
             "\nMCP client configuration (the token is shown this once; only its hash is kept):"
