@@ -13,7 +13,7 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -87,7 +87,7 @@ class Registry:
                 self._by_tool[cap.mcp.tool] = cap
         self.prompts: dict[str, Prompt] = {p.name: p for p in prompts}
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[AnyCapability]:
         return iter(sorted(self._by_name.values(), key=lambda c: c.name))
 
     def get(self, name: str) -> AnyCapability:
