@@ -12,14 +12,21 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from groundnote import core, graph, impulses, knowledge
+from groundnote import context, core, graph, impulses, knowledge
 from groundnote.auth import Principal, authenticate
 from groundnote.capabilities import Capability, Registry
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
 from groundnote.store import Home, Subsystem, load_migrations
 
-__all__ = ["INSTANCE_SUBSYSTEMS", "SCOPE_SUBSYSTEMS", "Runtime", "build_registry", "open_runtime"]
+__all__ = [
+    "INSTANCE_SUBSYSTEMS",
+    "SCOPE_SUBSYSTEMS",
+    "Runtime",
+    "build_registry",
+    "compose_search",
+    "open_runtime",
+]
 
 INSTANCE_SUBSYSTEMS = [
     Subsystem("instance", load_migrations("groundnote.store", "instance")),
@@ -29,9 +36,29 @@ INSTANCE_SUBSYSTEMS = [
 SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, graph.SUBSYSTEM, knowledge.SUBSYSTEM]
 
 
+def compose_search() -> None:
+    """The graph's groups, head.entities and entity filter in core's search (seed 000 §11).
+
+    Called by `build_registry`, so every runtime re-asserts the whole composition (the hooks
+    replace by kind and skip a known enricher): a test that swaps a provider for one runtime
+    cannot leak into the next, and importing a module never changes what search answers.
+    """
+    for provider in graph.GROUP_PROVIDERS:
+        core.add_group_provider(provider)
+    core.add_head_enricher(graph.head_entities)
+    core.set_entity_filter(graph.entity_filter)
+
+
 def build_registry() -> Registry:
+    compose_search()
     return Registry(
-        [*core.CAPABILITIES, *graph.CAPABILITIES, *knowledge.CAPABILITIES, *impulses.CAPABILITIES],
+        [
+            *core.CAPABILITIES,
+            *graph.CAPABILITIES,
+            *knowledge.CAPABILITIES,
+            *impulses.CAPABILITIES,
+            *context.CAPABILITIES,
+        ],
         prompts=graph.PROMPTS,
     )
 

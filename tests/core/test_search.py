@@ -288,11 +288,15 @@ def test_a_group_provider_can_be_added_in_its_fixed_place(call: Call, thread: st
             return f"{len(entries)} contradicting rule(s)"
 
     provider: GroupProvider = Contradicts()  # type: ignore[assignment]
+    registered = _PROVIDERS.get("contradicts")  # the graph's, put there by the runtime
     add_group_provider(provider)
     try:
         out = call("core.search", scope="sales", query="Rabatt Nord", compact=False)
     finally:
-        del _PROVIDERS["contradicts"]
+        if registered is None:
+            del _PROVIDERS["contradicts"]
+        else:
+            add_group_provider(registered)
     [bundle] = out["bundles"]
     assert [g["kind"] for g in bundle["groups"]] == [
         "source",
@@ -343,3 +347,17 @@ def test_sources_are_read_only_when_direct_hits_do_not_fill_the_page(
     via = call("core.search", scope="sales", query="preisliste")
     assert [b["head"]["id"] for b in via["bundles"]] == [thread]
     assert stage1(via["search_id"]) == {"rule_hits": 0, "source_hits": 1, "capped": False}
+
+
+def test_without_an_entity_graph_the_entity_filter_is_refused(call: Call, thread: str) -> None:
+    from groundnote.core import search as search_module
+
+    registered = list(search_module._ENTITY_FILTER)  # the graph's, put there by the runtime
+    search_module._ENTITY_FILTER.clear()
+    try:
+        with pytest.raises(GroundnoteError) as exc:
+            call("core.search", scope="sales", query="Rabatt", entity="sales-e0001")
+    finally:
+        search_module._ENTITY_FILTER[:] = registered
+    assert exc.value.body()["error"] == "validation-failed"
+    assert exc.value.body()["remedy"] == "Search without entity."

@@ -9,9 +9,11 @@ from groundnote.core.bundles import (
     BundleContext,
     Entry,
     Group,
+    GroupKind,
     GroupProvider,
     Head,
     HeadEntity,
+    HeadPathItem,
     add_group_provider,
     add_head_enricher,
 )
@@ -21,7 +23,7 @@ from groundnote.core.mail_import import MailImportReport, import_mail, parse_mai
 from groundnote.core.propose import PROPOSE_RULE, RULE_RETRACT
 from groundnote.core.reading import LIST_PROPOSALS, LIST_REJECTED, LIST_RULES, PROVENANCE, READ_RULE
 from groundnote.core.rules import RuleAnswer, RuleOut, rule_answer
-from groundnote.core.search import SEARCH
+from groundnote.core.search import SEARCH, EntityFilter, HeadRestriction, set_entity_filter
 from groundnote.core.sources import STORE_SOURCE, StoreSourceInput
 from groundnote.core.status import LIST_SCOPES, STATUS, approval_mode, proposed_rule_count
 from groundnote.core.transfer import EXPORT, IMPORT, export_lines, import_lines
@@ -53,11 +55,15 @@ __all__ = [
     "SUBSYSTEM",
     "Bundle",
     "BundleContext",
+    "EntityFilter",
     "Entry",
     "Group",
+    "GroupKind",
     "GroupProvider",
     "Head",
     "HeadEntity",
+    "HeadPathItem",
+    "HeadRestriction",
     "MailImportReport",
     "RuleAnswer",
     "RuleOut",
@@ -71,4 +77,5 @@ __all__ = [
     "parse_mail_files",
     "rebuild_fts",
     "rule_answer",
+    "set_entity_filter",
 ]

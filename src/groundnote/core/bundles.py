@@ -3,21 +3,23 @@
 Each group comes from a `GroupProvider`; core provides `source`, `thread`, `attachment`,
 `predecessor` and `successor`. The graph subsystem adds `entity`, `contradicts` and
 `same-relation` with `add_group_provider`, and fills `head.entities` with `add_head_enricher`,
-without touching this module: the builder orders groups by `GROUP_ORDER`, omits empty ones and
-builds the `line` summary from each provider's `line_part`.
+without touching this module (the composition root `runtime.py` registers them): the builder
+orders groups by `GROUP_ORDER`, omits empty ones and builds the `line` summary from each
+provider's `line_part` (an empty part adds nothing).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from groundnote.core.rules import RuleOut, rule_ref, rules_by_id
+from groundnote.config import Config
+from groundnote.core.rules import RuleOut, in_force_sql, rule_ref, rules_by_id
 from groundnote.core.sources import attachment_ref, source_ref
 
 __all__ = [
@@ -35,10 +37,12 @@ __all__ = [
     "HeadBase",
     "HeadEnricher",
     "HeadEntity",
+    "HeadPathItem",
     "Related",
     "add_group_provider",
     "add_head_enricher",
     "default_builder",
+    "head_condition",
 ]
 
 GroupKind = Literal[
@@ -152,6 +156,18 @@ class Related(BaseModel):
     status: str | None = None
 
 
+def head_condition(alias: str, include_proposed: bool) -> str:
+    """SQL condition (parameter :day) for a rule that search may show as a head on :day: in
+    force then, or, with include_proposed, undecided and inside its window."""
+    if not include_proposed:
+        return f"({in_force_sql(alias)})"
+    return (
+        f"(({in_force_sql(alias)}) OR (NOT EXISTS (SELECT 1 FROM rule_decision d "
+        f"WHERE d.rule_id = {alias}.id) AND {alias}.valid_from <= :day "
+        f"AND ({alias}.valid_to IS NULL OR {alias}.valid_to >= :day)))"
+    )
+
+
 @dataclass(frozen=True)
 class BundleContext:
     conn: sqlite3.Connection
@@ -161,6 +177,15 @@ class BundleContext:
     today: str
     include_proposed: bool
     approval_base: str
+    config: Config
+    # What the providers of one bundle share, so a read two of them need is done once
+    # (the graph's linked entities feed both the entity group and head.entities).
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def head_sql(self) -> str:
+        """`head_condition` for this search: rules in other groups pass the filter heads pass."""
+        return head_condition("r", self.include_proposed)
 
     @cached_property
     def evidence_sources(self) -> list[sqlite3.Row]:
@@ -177,7 +202,9 @@ class GroupProvider(Protocol):
 
     def entries(self, ctx: BundleContext) -> list[Entry]: ...
 
-    def line_part(self, entries: list[Entry]) -> str: ...
+    def line_part(self, entries: list[Entry]) -> str:
+        """The group's part of `line`; an empty string adds none."""
+        ...
 
 
 HeadEnricher = Callable[[BundleContext, Head], Head]
@@ -372,14 +399,16 @@ class BundleBuilder:
         rule = ctx.rule
         groups: list[Group] = []
         parts: list[str] = []
-        proposed = 0
+        proposed: set[str] = set()
         for provider in self.providers:
             entries = provider.entries(ctx)
             if not entries:
                 continue
             groups.append(Group(kind=provider.kind, entries=entries))
-            parts.append(provider.line_part(entries))
-            proposed += sum(e.proposed for e in entries)
+            part = provider.line_part(entries)
+            if part:
+                parts.append(part)
+            proposed.update(e.ref for e in entries if e.proposed)
         first_source = groups[0].entries[0].ref if groups and groups[0].kind == "source" else None
         head = Head(
             ref=rule_ref(rule.id),
@@ -399,8 +428,9 @@ class BundleBuilder:
         )
         for enrich in self.enrichers:
             head = enrich(ctx, head)
-        proposed += sum(e.proposed for e in head.entities)
-        return Bundle(head=head, groups=groups, line=_line(head, parts, proposed))
+        # head.entities repeat the entity group's first entries: each proposed thing counts once
+        proposed.update(e.ref for e in head.entities if e.proposed)
+        return Bundle(head=head, groups=groups, line=_line(head, parts, len(proposed)))
 
 
 def _line(head: Head, parts: list[str], proposed: int) -> str:

@@ -1,13 +1,20 @@
 """`search`: full text over rule statements and source text; heads are rules in force on
 `as_of`, ranked by bm25 then recency, each built into a bundle. Every search is logged with
 its terms, the refs it returned and its stages, so that `feedback` can refer to it.
+
+The `entity` filter (seed 000 G8) asks a question of the graph's tables. Core does not import
+the graph: the composition root registers the graph's answer with `set_entity_filter`, an SQL
+subquery of allowed rule ids that search joins into its own statements (DESIGN principle 3:
+a cross-subsystem question is an SQL join, and each subsystem's tables are reached through its
+own module). Being SQL, the filter narrows the ranked pool itself instead of the page after it.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -22,6 +29,7 @@ from groundnote.capabilities import (
     McpExposure,
     Policies,
 )
+from groundnote.config import Config
 from groundnote.core.bundles import (
     Bundle,
     BundleContext,
@@ -29,15 +37,24 @@ from groundnote.core.bundles import (
     Related,
     compact,
     default_builder,
+    head_condition,
 )
 from groundnote.core.fts import expand_prefixes, match_all, match_any, query_terms
-from groundnote.core.rules import in_force_sql, rules_by_id
+from groundnote.core.rules import rules_by_id
 from groundnote.domain.errors import ValidationFailed
 from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day, ScopeName
+from groundnote.domain.ids import Day, EntityId, ScopeName
 from groundnote.store.oplog import OpLogEntry, write_entry
 
-__all__ = ["SEARCH", "SearchInput", "SearchOutput", "search"]
+__all__ = [
+    "SEARCH",
+    "EntityFilter",
+    "HeadRestriction",
+    "SearchInput",
+    "SearchOutput",
+    "search",
+    "set_entity_filter",
+]
 
 POOL_FACTOR = 4
 POOL_MIN = 40
@@ -51,6 +68,10 @@ class SearchInput(StrictModel):
         min_length=1, max_length=500, description="Words as a person would say them."
     )
     as_of: Day | None = Field(None, description="The day the rules must hold on; default today.")
+    entity: EntityId | None = Field(
+        None,
+        description="Only rules linked to this entity or to an entity above it (one scope only).",
+    )
     include_proposed: bool = Field(
         False, description="Also proposed rules, marked proposed: they are not adopted."
     )
@@ -63,6 +84,8 @@ class SearchInput(StrictModel):
     def _one_kind_of_scope(self) -> SearchInput:
         if (self.scope is None) == (self.scopes is None):
             raise ValueError("give either scope or scopes")
+        if self.entity is not None and len(set(self.scopes or [])) > 1:
+            raise ValueError("the entity filter works in one scope: give scope, not several scopes")
         return self
 
 
@@ -79,28 +102,64 @@ class SearchOutput(BaseModel):
 
 
 @dataclass(frozen=True)
+class HeadRestriction:
+    """An SQL subquery selecting the rule ids a head must be among; parameter names are the
+    filter's own (prefix them with its name) and must not collide with search's `day`, `s<n>`."""
+
+    sql: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+EntityFilter = Callable[[sqlite3.Connection, Config, str, str, str], HeadRestriction]
+"""(conn, config, scope, entity id, day) → the heads allowed; raises for an unknown entity."""
+
+_ENTITY_FILTER: list[EntityFilter] = []
+
+
+def set_entity_filter(restriction: EntityFilter) -> None:
+    """Register (or replace) what answers the `entity` input of search."""
+    _ENTITY_FILTER[:] = [restriction]
+
+
+def _entity_restriction(
+    conn: sqlite3.Connection, config: Config, scope: str, entity: str | None, day: str
+) -> HeadRestriction | None:
+    if entity is None:
+        return None
+    if not _ENTITY_FILTER:
+        raise ValidationFailed(
+            "This installation has no entity graph to filter by.",
+            remedy="Search without entity.",
+            problems=[{"key": "entity", "problem": "no entity filter is registered"}],
+        )
+    return _ENTITY_FILTER[0](conn, config, scope, entity, day)
+
+
+@dataclass(frozen=True)
 class _Hit:
     rule_id: str
     key: tuple[int, int, float, str]  # stage, direct before via source, bm25, -recency
 
 
 def _heads_for(
-    conn: sqlite3.Connection, seqs: dict[int, float], day: str, include_proposed: bool
+    conn: sqlite3.Connection,
+    seqs: dict[int, float],
+    day: str,
+    include_proposed: bool,
+    only: HeadRestriction | None,
 ) -> list[tuple[str, int, float, str]]:
     if not seqs:
         return []
-    proposed = (
-        " OR (NOT EXISTS (SELECT 1 FROM rule_decision d WHERE d.rule_id = r.id) "
-        "AND r.valid_from <= :day AND (r.valid_to IS NULL OR r.valid_to >= :day))"
-        if include_proposed
-        else ""
-    )
     params: dict[str, Any] = {"day": day}
     params.update({f"s{i}": seq for i, seq in enumerate(seqs)})
     marks = ",".join(f":s{i}" for i in range(len(seqs)))
+    restrict = ""
+    if only is not None:
+        restrict = f" AND r.id IN ({only.sql})"
+        params.update(only.params)
     rows = conn.execute(
         f"SELECT r.id, r.seq, r.valid_from FROM rule r WHERE r.seq IN ({marks}) "
-        f"AND (({in_force_sql('r')}){proposed})",
+        f"AND {head_condition('r', include_proposed)}{restrict}",
         params,
     ).fetchall()
     return [(r["id"], r["seq"], seqs[r["seq"]], r["valid_from"]) for r in rows]
@@ -115,20 +174,30 @@ def _recency(day: str) -> str:
 
 
 def _ranked(
-    conn: sqlite3.Connection, table: str, expr: str, pool: int
+    conn: sqlite3.Connection,
+    table: str,
+    expr: str,
+    pool: int,
+    only: HeadRestriction | None = None,
 ) -> tuple[dict[int, float], bool]:
     """The best `pool` matches by bm25 among the newest RANK_WINDOW matches, and whether capped.
 
     Ranking every match of a common word costs time in proportion to the scope; streaming the
     matches newest first and ranking a bounded window keeps a search's cost flat, and below the
     window (every selective query) the order is exactly bm25. The window is sorted inside
-    SQLite, so only the pool crosses into Python.
+    SQLite, so only the pool crosses into Python. `only` (rule_fts, whose rowid is the rule's
+    seq) keeps the window to the allowed rules.
     """
+    params: dict[str, Any] = {"expr": expr, "window": RANK_WINDOW, "pool": pool}
+    restrict = ""
+    if only is not None:
+        restrict = f" AND rowid IN (SELECT seq FROM rule WHERE id IN ({only.sql}))"
+        params.update(only.params)
     rows = conn.execute(
         f"SELECT seq, score, count(*) OVER () FROM (SELECT rowid AS seq, bm25({table}) AS score "
-        f"FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?) "
-        "ORDER BY score, seq DESC LIMIT ?",
-        (expr, RANK_WINDOW, pool),
+        f"FROM {table} WHERE {table} MATCH :expr{restrict} ORDER BY rowid DESC LIMIT :window) "
+        "ORDER BY score, seq DESC LIMIT :pool",
+        params,
     ).fetchall()
     return {r[0]: r[1] for r in rows}, bool(rows) and rows[0][2] == RANK_WINDOW
 
@@ -143,6 +212,7 @@ class _Stage:
     pool: int
     day: str
     include_proposed: bool
+    only: HeadRestriction | None
 
     def hits(self, wanted: int, known: set[str], stages: dict[str, Any]) -> list[_Hit]:
         """Heads of this stage not in `known`; sources are read only if direct hits fall short.
@@ -151,10 +221,10 @@ class _Stage:
         hand no source hit can reach the page, and the costlier source index is skipped
         (`source_hits` is then null in the log).
         """
-        direct, capped = _ranked(self.conn, "rule_fts", self.expr, self.pool)
+        direct, capped = _ranked(self.conn, "rule_fts", self.expr, self.pool, self.only)
         hits = [
             _Hit(rid, (self.number, 0, rank, _recency(vf)))
-            for rid, _, rank, vf in _heads_for(self.conn, direct, self.day, self.include_proposed)
+            for rid, _, rank, vf in self._heads(direct)
             if rid not in known
         ]
         info: dict[str, Any] = {"rule_hits": len(direct), "source_hits": None, "capped": capped}
@@ -177,10 +247,13 @@ class _Stage:
                     via[row[0]] = rank
         hits += [
             _Hit(rid, (self.number, 1, rank, _recency(vf)))
-            for rid, _, rank, vf in _heads_for(self.conn, via, self.day, self.include_proposed)
+            for rid, _, rank, vf in self._heads(via)
             if rid not in known
         ]
         return hits
+
+    def _heads(self, seqs: dict[int, float]) -> list[tuple[str, int, float, str]]:
+        return _heads_for(self.conn, seqs, self.day, self.include_proposed, self.only)
 
 
 def _search_scope(
@@ -188,12 +261,13 @@ def _search_scope(
 ) -> list[tuple[_Hit, Bundle]]:
     pool = max(POOL_MIN, value.limit * POOL_FACTOR)
     with ctx.scope_db(scope).read() as conn:
+        only = _entity_restriction(conn, ctx.config, scope, value.entity, day)
         words = expand_prefixes(conn, terms)
-        first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed)
+        first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed, only)
         hits = first.hits(value.limit, set(), stages)
         wider = match_any(terms, words)
         if len(hits) < value.limit and len(terms) > 1 and wider:
-            second = _Stage(conn, 2, wider, pool, day, value.include_proposed)
+            second = _Stage(conn, 2, wider, pool, day, value.include_proposed, only)
             known = {h.rule_id for h in hits}
             hits += second.hits(value.limit - len(hits), known, stages)
         hits.sort(key=lambda h: h.key)
@@ -214,6 +288,7 @@ def _search_scope(
                         today=today,
                         include_proposed=value.include_proposed,
                         approval_base=base,
+                        config=ctx.config,
                     )
                 ),
             )
@@ -315,9 +390,12 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
         "answer a question about how things are done, and before proposing a rule (it may "
         "exist). Returns bundles: the rule in force on as_of (default today) with its status, "
         'date and "still valid?" hint, then its sources, the rest of the mail thread, '
-        "attachments, and the rules it replaced or that replace it; line is a one-line summary. "
-        'When you use a rule, tell the person its date and source and pass on "still valid?"; '
-        'say "auto-adopted" for rules marked so, and never present a proposed rule as adopted.'
+        "attachments, the entities it is about (by their path), the rules it replaced or that "
+        "replace it, rules contradicting it and rules about the same entities; line is a "
+        "one-line summary. entity narrows the search to rules about that entity or one above "
+        'it. When you use a rule, tell the person its date and source and pass on "still '
+        'valid?"; say "auto-adopted" for rules marked so, never present a proposed rule as '
+        "adopted, and say so when an entry is marked proposed (nobody confirmed its link yet)."
     ),
     handler=search,
     mcp=McpExposure("search"),

@@ -1,9 +1,11 @@
 """Graph: the versioned entity tree per scope, trigram resolve, links and agent guidance.
 
 Public face for other subsystems (core's search bundles): the entities linked to a rule
-counted per G5, the path of an entity, and the descendants of an entity via the closure.
+counted per G5, the path of an entity, and the descendants of an entity via the closure; and
+for the composition root the bundle groups, `head.entities` and search's entity filter.
 """
 
+from groundnote.graph.bundles import GROUP_PROVIDERS, entity_filter, head_entities
 from groundnote.graph.capabilities import CAPABILITIES
 from groundnote.graph.closure import closure_drift, rebuild_closure
 from groundnote.graph.fts import rebuild_fts
@@ -29,6 +31,7 @@ SUBSYSTEM = Subsystem(
 
 __all__ = [
     "CAPABILITIES",
+    "GROUP_PROVIDERS",
     "PENDING_LINKS_SQL",
     "PENDING_VERSIONS_SQL",
     "PROMPTS",
@@ -37,6 +40,8 @@ __all__ = [
     "counted",
     "descendant_ids",
     "entities_linked_to_rule",
+    "entity_filter",
+    "head_entities",
     "normalize",
     "path_items",
     "pending_counts",

@@ -125,6 +125,7 @@ class LinkedEntity:
     type: str
     path: list[PathItem]
     link_type: str
+    origin: str
     proposed: bool
     confidence: float | None
     valid_from: str
@@ -161,6 +162,7 @@ def entities_linked_to_rule(
                 type=row["type"],
                 path=path_items(conn, entity_id),
                 link_type=link.type,
+                origin=link.origin,
                 proposed=link.origin == "proposed" and link.status != "confirmed",
                 confidence=link.confidence,
                 valid_from=link.valid_from,

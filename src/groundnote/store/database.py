@@ -15,9 +15,26 @@ from pathlib import Path
 
 from groundnote.store.gate import WriteGate
 
-__all__ = ["Database", "connect"]
+__all__ = ["Database", "connect", "gate_for"]
 
 BUSY_TIMEOUT_MS = 30_000
+
+_GATES: dict[str, WriteGate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def gate_for(path: Path) -> WriteGate:
+    """The one FIFO gate of a store file in this process, shared by every handle on it.
+
+    A file may get several handles (a projection opens a fresh one after deleting the file to
+    rebuild it); their writers must still queue at one permit, in arrival order.
+    """
+    key = str(path.resolve())
+    with _GATES_LOCK:
+        gate = _GATES.get(key)
+        if gate is None:
+            gate = _GATES[key] = WriteGate(key)
+        return gate
 
 
 def connect(path: Path | str) -> sqlite3.Connection:
@@ -38,7 +55,7 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.gate = WriteGate(str(path))
+        self.gate = gate_for(path)
         self._local = threading.local()
         self._writer: sqlite3.Connection | None = None
         self._lock = threading.Lock()

@@ -1,0 +1,283 @@
+"""The context capabilities: `context.up`, `status`, `commit` and `publish` (CLI), and the
+registry's list of every context capability (`search` and `occurrences` live in search.py).
+
+Each takes the content project's directory as `path`; the project store is the project's own
+file (`.groundnote/work/store.db`), not a scope file, so none names a scope.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from groundnote.auth.principal import Right
+from groundnote.capabilities import (
+    Annotations,
+    Capability,
+    CliExposure,
+    Context,
+    Policies,
+)
+from groundnote.context.commit import commit
+from groundnote.context.converge import Change, plan, up
+from groundnote.context.materialize import project_scope
+from groundnote.context.presence import has_table
+from groundnote.context.projectarg import PROJECT_PATH, locale_warnings, populated, project_dir
+from groundnote.context.projectdb import ProjectDB, store_path
+from groundnote.context.recipe import load_recipe
+from groundnote.context.rollup import open_rollup, publish, rollup_path
+from groundnote.context.search import OCCURRENCES, SEARCH
+from groundnote.context.sources import STATE_DIR, shard_name
+from groundnote.domain.guidance import Next, StrictModel
+from groundnote.store.inspect import ledger_versions, table_counts
+
+__all__ = ["CAPABILITIES", "COMMIT", "PUBLISH", "STATUS", "UP"]
+
+
+class SubsystemChange(BaseModel):
+    subsystem: str
+    add: int
+    change: int
+    remove: int
+
+
+def _change(c: Change) -> SubsystemChange:
+    return SubsystemChange(subsystem=c.subsystem, add=c.add, change=c.change, remove=c.remove)
+
+
+# -- up ------------------------------------------------------------------------------------
+
+
+class UpInput(StrictModel):
+    path: str = PROJECT_PATH
+    plan: bool = Field(False, description="Only say what would change; create nothing.")
+
+
+class UpOutput(BaseModel):
+    project: str
+    store: str = Field(description="The derived store file.")
+    planned: bool = Field(
+        description="True: nothing was written, these are the changes `up` would make."
+    )
+    changes: list[SubsystemChange]
+    blocks: int | None = Field(None, description="Blocks in the cache after the run.")
+    nodes: int | None = Field(None, description="Graph nodes of the project after the run.")
+    edges: int | None = Field(None, description="Graph edges of the project after the run.")
+    staged: int | None = Field(
+        None, description="Unit states staged and not yet committed: lost if store.db is deleted."
+    )
+    warnings: list[str] = Field(default_factory=list)
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def run_up(ctx: Context, value: UpInput) -> UpOutput:
+    folder = project_dir(value.path)
+    recipe = load_recipe(folder)
+    if value.plan:
+        changes, report = plan(folder)
+        return UpOutput(
+            project=recipe.project,
+            store=str(store_path(folder)),
+            planned=True,
+            changes=[_change(c) for c in changes],
+            warnings=locale_warnings(report),
+        )
+    result = up(folder, ctx.clock)
+    return UpOutput(
+        project=recipe.project,
+        store=str(store_path(folder)),
+        planned=False,
+        changes=[_change(c) for c in result.changes],
+        blocks=result.blocks,
+        nodes=result.nodes,
+        edges=result.edges,
+        staged=result.staged,
+        warnings=locale_warnings(result.non_canonical),
+        next=[Next(tool="context_search", why="see how a term is used across the project")],
+    )
+
+
+UP: Capability[UpInput, UpOutput] = Capability(
+    name="context.up",
+    kind="command",
+    right=Right.PROPOSE,
+    input=UpInput,
+    output=UpOutput,
+    description=(
+        "Converge a content project's store from its committed sources: blocks, terms, unit "
+        "state and the context graph. Only changed documents are parsed again. With plan, say "
+        "what would change and create nothing. The store is a projection: delete it and run up "
+        "again to rebuild it; only unit state staged since the last commit is lost."
+    ),
+    handler=run_up,
+    cli=CliExposure(("context", "up")),
+    annotations=Annotations(read_only=False, idempotent=True),
+    policies=Policies(benchmark="required"),
+)
+
+# -- status --------------------------------------------------------------------------------
+
+
+class StatusInput(StrictModel):
+    path: str = PROJECT_PATH
+
+
+class SubsystemStatus(BaseModel):
+    subsystem: str
+    version: int = Field(description="The highest migration applied.")
+
+
+class StatusOutput(BaseModel):
+    project: str
+    store: str
+    present: bool = Field(
+        description="False when the block cache holds no blocks: run `groundnote context up`."
+    )
+    subsystems: list[SubsystemStatus]
+    rows: dict[str, int] = Field(description="Rows per table.")
+    staged: int = Field(description="Unit states staged and not yet committed.")
+    pending: list[SubsystemChange] = Field(description="What `up` would change now.")
+    warnings: list[str] = Field(default_factory=list)
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def run_status(ctx: Context, value: StatusInput) -> StatusOutput:
+    folder = project_dir(value.path)
+    recipe = load_recipe(folder)
+    changes, report = plan(folder)
+    store = ProjectDB.peek(folder)
+    versions: dict[str, tuple[int, int]] = {}
+    rows: dict[str, int] = {}
+    staged = 0
+    present = False
+    if store is not None:
+        try:
+            versions = _versions(store)
+            rows = table_counts(store.db)
+            staged = len(store.working_set.records(staged=True))
+            present = not store.store_missing()
+        finally:
+            store.close()
+    return StatusOutput(
+        project=recipe.project,
+        store=str(store_path(folder)),
+        present=present,
+        subsystems=[
+            SubsystemStatus(subsystem=s, version=v) for s, (v, _) in sorted(versions.items())
+        ],
+        rows=rows,
+        staged=staged,
+        pending=[_change(c) for c in changes if c.any],
+        warnings=locale_warnings(report),
+    )
+
+
+def _versions(store: ProjectDB) -> dict[str, tuple[int, int]]:
+    with store.db.read() as conn:
+        known = has_table(conn, "migrations")
+    return ledger_versions(store.db) if known else {}
+
+
+STATUS: Capability[StatusInput, StatusOutput] = Capability(
+    name="context.status",
+    kind="query",
+    right=Right.READ,
+    input=StatusInput,
+    output=StatusOutput,
+    description=(
+        "Report a content project's store: whether it holds blocks, each subsystem's schema "
+        "version, rows per table, staged unit state, what `up` would change, and any rows keyed "
+        "by a non-canonical locale. Creates nothing."
+    ),
+    handler=run_status,
+    cli=CliExposure(("context", "status")),
+    annotations=Annotations(read_only=True, idempotent=True),
+)
+
+# -- commit --------------------------------------------------------------------------------
+
+
+class CommitInput(StrictModel):
+    path: str = PROJECT_PATH
+
+
+class CommitOutput(BaseModel):
+    committed: int = Field(description="Unit states written to their shards.")
+    shards: list[str] = Field(description="The shard files written, relative to the project.")
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def run_commit(ctx: Context, value: CommitInput) -> CommitOutput:
+    folder = project_dir(value.path)
+    store = ProjectDB.open(folder, ctx.clock)
+    try:
+        written = commit(folder, store)
+    finally:
+        store.close()
+    shards = sorted({f"{STATE_DIR}/{shard_name(r.document)}" for r in written})
+    return CommitOutput(committed=len(written), shards=shards)
+
+
+COMMIT: Capability[CommitInput, CommitOutput] = Capability(
+    name="context.commit",
+    kind="command",
+    right=Right.PROPOSE,
+    input=CommitInput,
+    output=CommitOutput,
+    description=(
+        "Write the unit state staged in the project store to the committed shards "
+        "(state/<document>.jsonl), the one thing a deleted store.db would lose. Commit the "
+        "shards with the content afterwards."
+    ),
+    handler=run_commit,
+    cli=CliExposure(("context", "commit")),
+    annotations=Annotations(read_only=False, idempotent=True),
+)
+
+
+# -- publish -------------------------------------------------------------------------------
+
+
+class PublishInput(StrictModel):
+    path: str = PROJECT_PATH
+
+
+class PublishOutput(BaseModel):
+    project: str
+    nodes: int = Field(description="Nodes of the project now in the rollup.")
+    edges: int = Field(description="Edges of the project now in the rollup.")
+    rollup: str = Field(description="The rollup store of this home.")
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def run_publish(ctx: Context, value: PublishInput) -> PublishOutput:
+    folder = project_dir(value.path)
+    recipe = load_recipe(folder)
+    store = populated(folder)
+    rollup = open_rollup(ctx.home.path, ctx.clock)
+    try:
+        nodes, edges = publish(store, project_scope(recipe), rollup)
+    finally:
+        store.close()
+        rollup.db.close()
+    return PublishOutput(
+        project=recipe.project, nodes=nodes, edges=edges, rollup=str(rollup_path(ctx.home.path))
+    )
+
+
+PUBLISH: Capability[PublishInput, PublishOutput] = Capability(
+    name="context.publish",
+    kind="command",
+    right=Right.PROPOSE,
+    input=PublishInput,
+    output=PublishOutput,
+    description=(
+        "Copy a content project's context graph into this home's rollup, replacing what the "
+        "project published before, so questions such as which projects use a concept span "
+        "every published project. Run `groundnote context up` first."
+    ),
+    handler=run_publish,
+    cli=CliExposure(("context", "publish")),
+    annotations=Annotations(read_only=False, idempotent=True),
+)
+
+CAPABILITIES: list[Capability] = [UP, STATUS, COMMIT, PUBLISH, SEARCH, OCCURRENCES]  # type: ignore[type-arg]

@@ -1,0 +1,288 @@
+"""The SQLite property graph: the project store's `EdgeReader`, `NodeFinder` and writer."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Iterable
+
+from groundnote.context.presence import has_table
+from groundnote.context.vocabulary import (
+    INSTANCE_LABELS,
+    VOCABULARY_LABELS,
+    Edge,
+    EdgeLabel,
+    Node,
+    NodeLabel,
+    Scope,
+)
+from groundnote.context.window import Window
+from groundnote.store import Database, Subsystem, load_migrations
+
+__all__ = ["SUBSYSTEM", "GraphStore"]
+
+SUBSYSTEM = Subsystem("graph", load_migrations("groundnote.context.graphstore", "graph"))
+
+
+def _node(row: sqlite3.Row) -> Node:
+    scope = Scope(row["workspace"] or "", row["project"] or "", row["stream"] or "")
+    return Node(row["id"], row["label"], scope, row["local"], json.loads(row["props"]))
+
+
+def _edge(row: sqlite3.Row) -> Edge:
+    window = Window(valid_from=row["valid_from"], valid_to=row["valid_to"])
+    return Edge(
+        row["src"], row["label"], row["dst"], row["discriminator"], window, json.loads(row["props"])
+    )
+
+
+_NODE_COLUMNS = "id, label, workspace, project, stream, local, props"
+_EDGE_COLUMNS = "src, label, dst, discriminator, valid_from, valid_to, props"
+
+
+# Properties are stored in one canonical spelling, so "changed" is a text comparison.
+_PROPS = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _node_row(n: Node) -> tuple[object, ...]:
+    return (n.id, n.label, *_dims(n.scope), n.local, _PROPS.encode(n.props))
+
+
+def _edge_row(e: Edge) -> tuple[object, ...]:
+    return (
+        e.src,
+        e.label,
+        e.dst,
+        e.discriminator,
+        e.window.valid_from,
+        e.window.valid_to,
+        _PROPS.encode(e.props),
+    )
+
+
+def _scope_key(scope: Scope) -> str:
+    return json.dumps([scope.workspace, scope.project, scope.stream])
+
+
+def _dims(scope: Scope) -> tuple[str | None, str | None, str | None]:
+    return (scope.workspace or None, scope.project or None, scope.stream or None)
+
+
+class GraphStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- the writer ----------------------------------------------------------------------------
+
+    def replace_scope(
+        self,
+        scope: Scope,
+        nodes: Iterable[Node],
+        edges: Iterable[Edge],
+        *,
+        blocks: Collection[str] | None = None,
+        source_digest: str | None = None,
+    ) -> None:
+        """Make the graph hold exactly `nodes` and `edges` for what the pass is entitled to.
+
+        A pass owns the instance nodes of its (workspace, project, stream), and with them
+        every edge (each edge starts at an instance node); with `blocks`, it owns only those
+        block nodes and leaves the scope's other blocks as they are. Vocabulary nodes are
+        shared: they are upserted, and one is dropped only when nothing uses it and this pass
+        no longer declares it. Only the difference is written, so a pass that changes little
+        writes little; the result is the same as clearing what it owns and writing it whole.
+        `source_digest` records what the pass was built from (see `built_from`).
+        """
+        nodes = list(nodes)
+        want_nodes = {n.id: _node_row(n) for n in nodes}
+        want_edges = {e.key: _edge_row(e) for e in edges}
+        ws, project, stream = _dims(scope)
+        owned = (
+            "SELECT id FROM graph_nodes WHERE label IN (?, ?, ?) AND workspace IS ? "
+            "AND project IS ? AND stream IS ? AND (? OR label <> 'block' "
+            "OR id IN (SELECT value FROM json_each(?)))"
+        )
+        owned_args = (
+            *INSTANCE_LABELS,
+            ws,
+            project,
+            stream,
+            blocks is None,
+            json.dumps(list(blocks or [])),
+        )
+        with self.db.write() as conn:
+            have_nodes = {
+                r[0]: tuple(r)
+                for r in conn.execute(
+                    f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE id IN ({owned}) "
+                    "OR (label IN (?, ?) AND workspace IS ?)",
+                    (*owned_args, *VOCABULARY_LABELS, ws),
+                )
+            }
+            have_edges = {
+                tuple(r[:4]): tuple(r)
+                for r in conn.execute(
+                    f"SELECT {_EDGE_COLUMNS} FROM graph_edges WHERE src IN ({owned})",
+                    owned_args,
+                )
+            }
+            conn.executemany(
+                "DELETE FROM graph_edges WHERE src = ? AND label = ? AND dst = ? "
+                "AND discriminator = ?",
+                [k for k in have_edges if k not in want_edges],
+            )
+            conn.executemany(
+                "DELETE FROM graph_nodes WHERE id = ?",
+                [
+                    (i,)
+                    for i, row in have_nodes.items()
+                    if i not in want_nodes and row[1] in INSTANCE_LABELS
+                ],
+            )
+            conn.executemany(
+                f"INSERT INTO graph_nodes ({_NODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET props = excluded.props",
+                [want_nodes[i] for i in sorted(want_nodes) if have_nodes.get(i) != want_nodes[i]],
+            )
+            conn.executemany(
+                f"INSERT INTO graph_edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (src, label, dst, discriminator) DO UPDATE SET "
+                "valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
+                "props = excluded.props",
+                [want_edges[k] for k in sorted(want_edges) if have_edges.get(k) != want_edges[k]],
+            )
+            declared = json.dumps([n.id for n in nodes if n.label in VOCABULARY_LABELS])
+            conn.execute(
+                "DELETE FROM graph_nodes WHERE label IN (?, ?) AND workspace IS ? "
+                "AND id NOT IN (SELECT value FROM json_each(?)) "
+                "AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.dst = graph_nodes.id)",
+                (*VOCABULARY_LABELS, ws, declared),
+            )
+            if source_digest is not None:
+                conn.execute(
+                    "INSERT INTO graph_builds (scope_key, source_digest) VALUES (?, ?) "
+                    "ON CONFLICT (scope_key) DO UPDATE SET source_digest = excluded.source_digest",
+                    (_scope_key(scope), source_digest),
+                )
+
+    def built_from(self, scope: Scope) -> str | None:
+        """The digest the scope's graph was last built from; None: never built here."""
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_builds"):
+                return None
+            row = conn.execute(
+                "SELECT source_digest FROM graph_builds WHERE scope_key = ?", (_scope_key(scope),)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    # -- NodeFinder ----------------------------------------------------------------------------
+
+    def nodes(self, ids: Collection[str]) -> dict[str, Node]:
+        if not ids:
+            return {}
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_nodes"):
+                return {}
+            rows = conn.execute(
+                "SELECT * FROM graph_nodes WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(ids)),),
+            ).fetchall()
+        return {row["id"]: _node(row) for row in rows}
+
+    def find_nodes(self, label: NodeLabel, scope: Scope, local: str | None = None) -> list[Node]:
+        sql = "SELECT * FROM graph_nodes WHERE label = ?"
+        args: list[object] = [label]
+        if local is not None:
+            sql += " AND local = ?"
+            args.append(local)
+        for column, value in (
+            ("workspace", scope.workspace),
+            ("project", scope.project),
+            ("stream", scope.stream),
+        ):
+            if value:
+                sql += f" AND {column} = ?"
+                args.append(value)
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_nodes"):
+                return []
+            rows = conn.execute(sql + " ORDER BY id", args).fetchall()
+        return [_node(row) for row in rows]
+
+    # -- EdgeReader ----------------------------------------------------------------------------
+
+    def edges_from(self, srcs: Collection[str], label: EdgeLabel) -> list[Edge]:
+        return self._edges("src", srcs, label)
+
+    def edges_to(self, dsts: Collection[str], label: EdgeLabel) -> list[Edge]:
+        return self._edges("dst", dsts, label)
+
+    def _edges(self, end: str, ids: Collection[str], label: EdgeLabel) -> list[Edge]:
+        if not ids:
+            return []
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_edges"):
+                return []
+            rows = conn.execute(
+                f"SELECT * FROM graph_edges WHERE {end} IN (SELECT value FROM json_each(?)) "
+                "AND label = ? ORDER BY src, dst, discriminator",
+                (json.dumps(list(ids)), label),
+            ).fetchall()
+        return [_edge(row) for row in rows]
+
+    # -- whole-graph reads (publishing, status, rebuild comparison) ----------------------------
+
+    def count_nodes(self, scope: Scope) -> int:
+        """Instance nodes of a scope and the vocabulary of its workspace."""
+        ws, project, stream = _dims(scope)
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_nodes"):
+                return 0
+            return int(
+                conn.execute(
+                    "SELECT count(*) FROM graph_nodes WHERE workspace IS ? AND ("
+                    "(project IS ? AND stream IS ?) OR label IN (?, ?))",
+                    (ws, project, stream, *VOCABULARY_LABELS),
+                ).fetchone()[0]
+            )
+
+    def count_edges(self, scope: Scope) -> int:
+        """Edges leaving the scope's instance nodes: every edge the scope owns."""
+        ws, project, stream = _dims(scope)
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_edges"):
+                return 0
+            return int(
+                conn.execute(
+                    "SELECT count(*) FROM graph_edges WHERE src IN (SELECT id FROM graph_nodes "
+                    "WHERE workspace IS ? AND project IS ? AND stream IS ?)",
+                    (ws, project, stream),
+                ).fetchone()[0]
+            )
+
+    def scopes(self) -> list[Scope]:
+        """The instance scopes the graph holds nodes for."""
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_nodes"):
+                return []
+            rows = conn.execute(
+                "SELECT DISTINCT workspace, project, stream FROM graph_nodes "
+                "WHERE label IN (?, ?, ?)",
+                INSTANCE_LABELS,
+            ).fetchall()
+        return [Scope(r[0] or "", r[1] or "", r[2] or "") for r in rows]
+
+    def all_nodes(self) -> list[Node]:
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_nodes"):
+                return []
+            return [_node(r) for r in conn.execute("SELECT * FROM graph_nodes ORDER BY id")]
+
+    def all_edges(self) -> list[Edge]:
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_edges"):
+                return []
+            rows = conn.execute(
+                "SELECT * FROM graph_edges ORDER BY src, label, dst, discriminator"
+            ).fetchall()
+        return [_edge(r) for r in rows]

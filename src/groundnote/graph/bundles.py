@@ -1,0 +1,273 @@
+"""The graph's part of the search bundles (seed 000 §11, G5, G8; DESIGN §7).
+
+Core builds bundles from group providers and head enrichers it does not know; this module
+supplies the `entity`, `contradicts` and `same-relation` groups, `head.entities`, and the
+`entity` filter of search. The composition root (`runtime.py`) registers them with core's
+hooks; importing this module registers nothing.
+
+Every link shown or used here is counted per G5 and open on the bundle's day (as_of or
+today): computed, deterministic and human links always; a proposed link once a person
+confirmed it, or while its confidence reaches `graph.proposed_min_confidence` and nobody
+rejected it; a rejected link never. An entry hanging on a proposed, unconfirmed link says so
+(`origin`, `proposed`). The Python path (`entities_linked_to_rule` with `counted`) and the SQL
+path below (`_COUNTED`) state the same rule for the two shapes of question.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from groundnote.config import Config
+from groundnote.core import (
+    BundleContext,
+    Entry,
+    GroupKind,
+    Head,
+    HeadEntity,
+    HeadPathItem,
+    HeadRestriction,
+)
+from groundnote.domain.errors import ReferenceUnknown, ScopeMismatch
+from groundnote.graph.entities import scope_of
+from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
+
+__all__ = [
+    "GROUP_PROVIDERS",
+    "ContradictsGroup",
+    "EntityGroup",
+    "SameRelationGroup",
+    "entity_filter",
+    "head_entities",
+]
+
+HEAD_ENTITIES_MAX = 10
+RULES_MAX = 10
+TITLE_MAX = 200
+_ENTITY_LINKS = "('concerns', 'belongs_to', 'mentions')"
+
+
+def _open(prefix: str) -> str:
+    """The link `l` is open on the day :<prefix>day (its instants cut to days)."""
+    return (
+        f"substr(l.valid_from, 1, 10) <= :{prefix}day "
+        f"AND (l.valid_to IS NULL OR substr(l.valid_to, 1, 10) > :{prefix}day)"
+    )
+
+
+def _counted(prefix: str) -> str:
+    """G5 in SQL for the link `l`, with the minimum confidence in :<prefix>min_confidence."""
+    return (
+        "(l.origin <> 'proposed' "
+        "OR EXISTS (SELECT 1 FROM review v WHERE v.target = 'link/' || l.id "
+        "AND v.verdict = 'confirm') "
+        f"OR (:{prefix}min_confidence IS NOT NULL AND l.confidence >= :{prefix}min_confidence "
+        "AND NOT EXISTS (SELECT 1 FROM review v WHERE v.target = 'link/' || l.id "
+        "AND v.verdict = 'reject')))"
+    )
+
+
+_PROPOSED = (
+    "(l.origin = 'proposed' AND NOT EXISTS (SELECT 1 FROM review v "
+    "WHERE v.target = 'link/' || l.id AND v.verdict = 'confirm'))"
+)
+
+
+def _min_confidence(config: Config) -> float | None:
+    return config.graph.proposed_min_confidence
+
+
+def _end_of(day: str) -> str:
+    # entities_linked_to_rule compares instants: a link is open on a day if it began by its end
+    return day + "T23:59:59.999Z"
+
+
+def _linked(ctx: BundleContext) -> list[LinkedEntity]:
+    """The head's entities, read once per bundle for the entity group and head.entities."""
+    found = ctx.memo.get("graph.entities")
+    if found is None:
+        seen: set[str] = set()
+        found = []
+        for linked in entities_linked_to_rule(
+            ctx.conn, ctx.rule.id, _min_confidence(ctx.config), _end_of(ctx.as_of)
+        ):
+            if linked.ref not in seen:  # two link types to one entity: the best one shows
+                seen.add(linked.ref)
+                found.append(linked)
+        ctx.memo["graph.entities"] = found
+    entities: list[LinkedEntity] = found
+    return entities
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+class EntityGroup:
+    """Entities the head concerns, belongs to or mentions; titled by their path."""
+
+    kind: GroupKind = "entity"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        return [
+            Entry.model_validate(
+                {
+                    "kind": "entity",
+                    "ref": e.ref,
+                    "title": " › ".join(p.name for p in e.path),
+                    "date": e.valid_from[:10],
+                    "excerpt": None,
+                    "origin": e.origin,
+                    "proposed": e.proposed,
+                }
+            )
+            for e in _linked(ctx)
+        ]
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return _plural(len(entries), "entity", "entities")
+
+
+def head_entities(ctx: BundleContext, head: Head) -> Head:
+    """`head.entities`: the first ten of the entity group, each with its path."""
+    entities = [
+        HeadEntity(
+            ref=e.ref,
+            name=e.name,
+            type=e.type,
+            path=[HeadPathItem(ref=f"entity/{p.id}", name=p.name, type=p.type) for p in e.path],
+            proposed=e.proposed,
+        )
+        for e in _linked(ctx)[:HEAD_ENTITIES_MAX]
+    ]
+    return head.model_copy(update={"entities": entities})
+
+
+_RULE_COLUMNS = (
+    "r.id, r.statement, r.valid_from, st.status, l.origin, l.confidence, "
+    f"l.valid_from AS linked_from, {_PROPOSED} AS link_proposed"
+)
+
+
+def _rule_entries(
+    ctx: BundleContext, joins: str, where: str, params: dict[str, Any]
+) -> list[Entry]:
+    """Rules passing the head filter, each once, by the best link it hangs on: not proposed
+    first, then confidence, then the link's date (newest first)."""
+    rows = ctx.conn.execute(
+        f"SELECT {_RULE_COLUMNS} FROM link l {joins} JOIN rule_state st ON st.id = r.id "
+        f"WHERE {where} AND r.id <> :head AND {_open('')} AND {_counted('')} AND {ctx.head_sql}",
+        {
+            "head": ctx.rule.id,
+            "day": ctx.as_of,
+            "min_confidence": _min_confidence(ctx.config),
+            **params,
+        },
+    ).fetchall()
+    rows.sort(key=lambda r: r["linked_from"], reverse=True)
+    rows.sort(
+        key=lambda r: (
+            bool(r["link_proposed"]),
+            -(r["confidence"] if r["confidence"] is not None else 1.0),
+        )
+    )
+    entries: dict[str, Entry] = {}
+    for row in rows:
+        ref = f"rule/{row['id']}"
+        if ref in entries:
+            continue
+        statement = row["statement"]
+        entries[ref] = Entry.model_validate(
+            {
+                "kind": "rule",
+                "ref": ref,
+                "title": statement
+                if len(statement) <= TITLE_MAX
+                else statement[: TITLE_MAX - 1] + "…",
+                "date": row["valid_from"],
+                "excerpt": None,
+                "status": row["status"],
+                "origin": row["origin"],
+                "proposed": bool(row["link_proposed"]) or row["status"] == "proposed",
+            }
+        )
+    return list(entries.values())[:RULES_MAX]
+
+
+class ContradictsGroup:
+    """Rules linked to the head by contradicts, in either direction."""
+
+    kind: GroupKind = "contradicts"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        return _rule_entries(
+            ctx,
+            "JOIN rule r ON r.id = substr(CASE WHEN l.from_ref = :ref THEN l.to_ref "
+            "ELSE l.from_ref END, 6)",
+            "l.type = 'contradicts' AND (l.from_ref = :ref OR l.to_ref = :ref)",
+            {"ref": f"rule/{ctx.rule.id}"},
+        )
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return _plural(len(entries), "contradicting rule", "contradicting rules")
+
+
+class SameRelationGroup:
+    """Other rules with a counted link to one of the head's entities or an entity above it
+    (G8, through entity_closure). It adds no part to `line`: seed 000 §11 names none."""
+
+    kind: GroupKind = "same-relation"
+
+    def entries(self, ctx: BundleContext) -> list[Entry]:
+        entities = [e.id for e in _linked(ctx)]
+        if not entities:
+            return []
+        marks = ",".join(f":e{i}" for i in range(len(entities)))
+        return _rule_entries(
+            ctx,
+            "JOIN rule r ON r.id = substr(l.from_ref, 6)",
+            f"l.type IN {_ENTITY_LINKS} AND l.from_ref GLOB 'rule/*' AND l.to_ref IN "
+            "(SELECT 'entity/' || c.ancestor_id FROM entity_closure c "
+            "JOIN entity_current k ON k.id = c.ancestor_id "
+            f"WHERE c.descendant_id IN ({marks}) AND k.status <> 'archived')",
+            {f"e{i}": e for i, e in enumerate(entities)},
+        )
+
+    def line_part(self, entries: list[Entry]) -> str:
+        return ""
+
+
+GROUP_PROVIDERS = (EntityGroup(), ContradictsGroup(), SameRelationGroup())
+
+
+def entity_filter(
+    conn: sqlite3.Connection, config: Config, scope: str, entity_id: str, day: str
+) -> HeadRestriction:
+    """Search's `entity` input (G8): rules with a counted link, open on the day, to the entity
+    or any entity above it. Unknown and foreign ids are refused as the graph's reads refuse them.
+    """
+    if scope_of(entity_id) != scope:
+        raise ScopeMismatch(
+            f"The entity {entity_id} belongs to another scope than {scope}.",
+            remedy=f"Filter by an entity of {scope}, or search the entity's own scope.",
+        )
+    if conn.execute("SELECT 1 FROM entity WHERE id = ?", (entity_id,)).fetchone() is None:
+        raise ReferenceUnknown(
+            f"There is no entity {entity_id} in scope {scope}.",
+            remedy="Find the entity with entity_resolve and filter by its id.",
+            next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
+        )
+    return HeadRestriction(
+        sql=(
+            "SELECT substr(l.from_ref, 6) FROM link l WHERE l.to_ref IN "
+            "(SELECT 'entity/' || c.ancestor_id FROM entity_closure c "
+            "WHERE c.descendant_id = :entity_id) "
+            f"AND l.type IN {_ENTITY_LINKS} AND l.from_ref GLOB 'rule/*' "
+            f"AND {_open('entity_')} AND {_counted('entity_')}"
+        ),
+        params={
+            "entity_id": entity_id,
+            "entity_day": day,
+            "entity_min_confidence": _min_confidence(config),
+        },
+    )

@@ -1,0 +1,269 @@
+"""The context capabilities through the registry and the derived CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from groundnote.auth import Principal
+from groundnote.capabilities.docs import render_page
+from groundnote.context import query
+from groundnote.context.projectdb import ProjectDB, store_path
+from groundnote.context.rollup import open_rollup
+from groundnote.context.sources import StateRecord
+from groundnote.context.vocabulary import Scope
+from groundnote.domain.errors import GroundnoteError
+from groundnote.runtime import Runtime
+from groundnote.surfaces.cli.main import cli
+from tests.conftest import Call
+from tests.context.project import write_project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return write_project(tmp_path / "site")
+
+
+def test_up_plan_creates_nothing_then_up_converges(call: Call, project: Path) -> None:
+    planned = call("context.up", channel="cli", path=str(project), plan=True)
+    assert planned["planned"] is True and planned["blocks"] is None
+    assert not store_path(project).exists()
+    done = call("context.up", channel="cli", path=str(project))
+    assert done["blocks"] == 5 and done["staged"] == 0
+    assert {c["subsystem"]: c["add"] for c in done["changes"]}["blockcache"] == 2
+
+
+def test_status_reports_presence_versions_and_pending(call: Call, project: Path) -> None:
+    before = call("context.status", channel="cli", path=str(project))
+    assert before["present"] is False and before["subsystems"] == []
+    assert not store_path(project).exists()
+    call("context.up", channel="cli", path=str(project))
+    after = call("context.status", channel="cli", path=str(project))
+    assert after["present"] is True and after["pending"] == []
+    assert {s["subsystem"] for s in after["subsystems"]} == {
+        "blockcache",
+        "terms",
+        "memory",
+        "voice",
+        "workingset",
+        "graph",
+    }
+    assert after["rows"]["graph_nodes"] == 12
+
+
+def _search(runtime: Runtime, agent: Principal, raw: dict[str, Any]) -> dict[str, Any]:
+    # `channel` is an input field here, so the `call` fixture's own keyword cannot carry it.
+    cap = runtime.registry.get("context.search")
+    return runtime.invoke(cap, raw, principal=agent, channel="cli").model_dump(mode="json")
+
+
+def test_search_reports_usage_status_and_as_of(
+    call: Call, project: Path, runtime: Runtime, agent: Principal
+) -> None:
+    call("context.up", channel="cli", path=str(project))
+    before = _search(
+        runtime,
+        agent,
+        {
+            "path": str(project),
+            "term": "E-Mail",
+            "at": "2026-12-01",
+            "market": "US",
+            "profile": "formal",
+            "channel": "web",
+        },
+    )
+    [concept] = before["concepts"]
+    assert concept["concept"] == "email"
+    [usage] = concept["projects"]
+    words = {(t["term"], t["locale"]): (t["count"], t["status"]) for t in usage["terms"]}
+    assert words == {
+        ("E-Mail", "de-DE"): (1, "preferred"),
+        ("e-mail", "en"): (2, "admitted"),
+        ("email", "en"): (2, "preferred"),
+    }
+    assert {c["collection"]: c["count"] for c in usage["collections"]} == {"blog": 1, "guides": 4}
+    assert before["governed"] == ["guides"]
+    passages = {(p["document"], p["term"]): p["text"] for p in concept["passages"]}
+    assert passages[("guides/start.md", "E-Mail")] == "Schicken Sie uns eine E-Mail."
+    assert "last extraction" in before["as_of"]
+    after = call(
+        "context.search",
+        channel="cli",
+        path=str(project),
+        term="email",
+        at="2027-02-01",
+        market="US",
+    )
+    words = {t["term"]: t["status"] for t in after["concepts"][0]["projects"][0]["terms"]}
+    assert words["e-mail"] == "deprecated"
+    elsewhere = call(
+        "context.search",
+        channel="cli",
+        path=str(project),
+        term="email",
+        at="2027-02-01",
+        market="GB",
+    )
+    words = {t["term"]: t["status"] for t in elsewhere["concepts"][0]["projects"][0]["terms"]}
+    assert words["e-mail"] == "unlisted"
+
+
+def test_search_before_up_says_to_run_up(call: Call, project: Path) -> None:
+    with pytest.raises(GroundnoteError) as exc:
+        call("context.search", channel="cli", path=str(project), term="email")
+    assert exc.value.code == "not-found" and "context up" in exc.value.remedy
+
+
+def test_search_for_an_unknown_term_and_a_half_coordinate(call: Call, project: Path) -> None:
+    call("context.up", channel="cli", path=str(project))
+    with pytest.raises(GroundnoteError) as exc:
+        call("context.search", channel="cli", path=str(project), term="nothing")
+    assert exc.value.code == "not-found"
+    with pytest.raises(GroundnoteError) as exc:
+        call("context.search", channel="cli", path=str(project), term="email", profile="formal")
+    assert exc.value.code == "validation-failed"
+
+
+def test_a_directory_without_recipe_is_refused(call: Call, tmp_path: Path) -> None:
+    with pytest.raises(GroundnoteError) as exc:
+        call("context.status", channel="cli", path=str(tmp_path))
+    assert exc.value.code == "validation-failed" and "groundnote-context.yaml" in exc.value.message
+
+
+def test_commit_writes_staged_state(call: Call, project: Path, runtime: Runtime) -> None:
+    call("context.up", channel="cli", path=str(project))
+    store = ProjectDB.open(project, runtime.home.clock)
+    try:
+        store.working_set.stage(
+            StateRecord.model_validate(
+                {
+                    "document": "guides/other",
+                    "unit": "u1",
+                    "variant": "de-DE",
+                    "decision": "rejected",
+                    "target_hash": "t",
+                    "source_basis": "b",
+                    "by": "person:ruth",
+                    "at": "2026-11-30T09:00:00Z",
+                }
+            )
+        )
+    finally:
+        store.close()
+    assert call("context.status", channel="cli", path=str(project))["staged"] == 1
+    out = call("context.commit", channel="cli", path=str(project))
+    assert out == {"committed": 1, "shards": ["state/guides%2Fother.jsonl"], "next": []}
+    assert (project / "state" / "guides%2Fother.jsonl").is_file()
+
+
+def test_context_commands_are_on_the_cli(tmp_path: Path, project: Path) -> None:
+    runner = CliRunner()
+    home = str(tmp_path / "home")
+    result = runner.invoke(
+        cli, ["--home", home, "context", "up", "--path", str(project), "--output", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert '"blocks": 5' in result.output
+    result = runner.invoke(
+        cli,
+        ["--home", home, "context", "search", "--path", str(project), "--term", "login"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "sign-in" in result.output
+
+
+def test_terms_occurrences_lists_live_uses_with_positions(call: Call, project: Path) -> None:
+    call("context.up", channel="cli", path=str(project))
+    out = call("context.occurrences", channel="cli", path=str(project), term="e-mail")
+    assert [(o["document"], o["locale"], o["positions"]) for o in out["occurrences"]] == [
+        ("blog/news.md", "en", [[4, 10]]),
+        ("guides/start.md", "de-DE", [[22, 28]]),
+        ("guides/start.md", "en", [[23, 29]]),
+    ]
+    only = call(
+        "context.occurrences", channel="cli", path=str(project), term="e-mail", locale="de_DE"
+    )
+    assert [o["locale"] for o in only["occurrences"]] == ["de-DE"]
+
+
+def test_terms_occurrences_takes_the_term_as_an_argument(tmp_path: Path, project: Path) -> None:
+    runner = CliRunner()
+    home = str(tmp_path / "home")
+    assert (
+        runner.invoke(cli, ["--home", home, "context", "up", "--path", str(project)]).exit_code == 0
+    )
+    result = runner.invoke(
+        cli,
+        [
+            "--home",
+            home,
+            "terms",
+            "occurrences",
+            "sign in",
+            "--path",
+            str(project),
+            "--output",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert '"guides/start.md"' in result.output
+
+
+def test_publish_copies_the_graph_into_the_home_rollup(
+    call: Call, tmp_path: Path, runtime: Runtime
+) -> None:
+    first = write_project(tmp_path / "one")
+    second = write_project(tmp_path / "two")
+    recipe = (second / "groundnote-context.yaml").read_text()
+    (second / "groundnote-context.yaml").write_text(recipe.replace("docs-site", "handbook"))
+    for project in (first, second):
+        call("context.up", channel="cli", path=str(project))
+        out = call("context.publish", channel="cli", path=str(project))
+        assert out["nodes"] == 12 and out["edges"] == 16
+    rollup = open_rollup(runtime.home.path, runtime.home.clock)
+    try:
+        assert query.projects_using_concept(rollup, "email", Scope()) == ["docs-site", "handbook"]
+        assert len(query.blocks_with_content_key(rollup, _shared_key(first), Scope())) == 2
+    finally:
+        rollup.db.close()
+    out = call("context.search", channel="cli", path=str(first), term="email", rollup=True)
+    [concept] = out["concepts"]
+    assert [(p["project"], p["count"]) for p in concept["projects"]] == [
+        ("docs-site", 5),
+        ("handbook", 5),
+    ]
+    # Another project's passage costs its text, never its count.
+    texts = {p["project"]: p["text"] for p in concept["passages"]}
+    assert texts["docs-site"] is not None and texts.get("handbook") is None
+
+
+def test_rollup_search_before_any_publish_says_what_to_do(call: Call, project: Path) -> None:
+    call("context.up", channel="cli", path=str(project))
+    with pytest.raises(GroundnoteError) as exc:
+        call("context.search", channel="cli", path=str(project), term="email", rollup=True)
+    assert exc.value.code == "not-found" and "context publish" in exc.value.remedy
+
+
+def _shared_key(project: Path) -> str:
+    store = ProjectDB.peek(project)
+    assert store is not None
+    try:
+        return store.blocks.placements()[0].content_key
+    finally:
+        store.close()
+
+
+def test_surfaces_derive_from_the_declarations(runtime: Runtime) -> None:
+    # A project is named by its directory: no agent may name one until projects are bound to
+    # scopes, so every context capability is served on the command line only.
+    assert runtime.registry.by_tool("context_search") is None
+    for name in ("up", "status", "commit", "publish", "search", "occurrences"):
+        cap = runtime.registry.get(f"context.{name}")
+        page = render_page(cap, runtime.config)
+        assert "path" in page and cap.summary in page
+        assert cap.mcp is None and cap.http is None and cap.cli is not None
