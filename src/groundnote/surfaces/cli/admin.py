@@ -239,7 +239,7 @@ def person_link(session: CliSession, name: str) -> None:
 
 
 @click.command(
-    "docs", help="Write the reference pages docs/capabilities/<name>.md from the registry."
+    "docs", help="Write the reference pages (capabilities, errors, configuration) from the code."
 )
 @click.option(
     "--out",

@@ -134,6 +134,7 @@ def _command(cap: Capability[Any, Any], name: str) -> click.Command:
 def add_capability_commands(
     root: click.Group, capabilities: typing.Iterable[Capability[Any, Any]]
 ) -> None:
+    made: list[click.Group] = []
     for cap in capabilities:
         if cap.cli is None:
             continue
@@ -141,8 +142,11 @@ def add_capability_commands(
         for part in cap.cli.path[:-1]:
             sub = group.commands.get(part)
             if sub is None:
-                sub = click.Group(part, help=f"{part} commands")
+                sub = click.Group(part)
                 group.add_command(sub)
+                made.append(sub)
             assert isinstance(sub, click.Group)
             group = sub
         group.add_command(_command(cap, cap.cli.path[-1]))
+    for group in made:  # a group's help names what it holds
+        group.help = "Commands: " + ", ".join(sorted(group.commands)) + "."
