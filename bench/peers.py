@@ -94,12 +94,14 @@ UMLAUT = str.maketrans(
 
 
 def organisations(n: int, rng: random.Random) -> list[str]:
-    names: set[str] = set()
-    while len(names) < n:
-        names.add(
-            f"{rng.choice(STEMS)} {rng.choice(TRADES)} {rng.choice(PLACES)} {rng.choice(FORMS)}"
-        )
-    return sorted(names)
+    """Distinct organisations: two names never differ by their legal form alone."""
+    most = len(STEMS) * len(TRADES) * len(PLACES)
+    if n > most:
+        raise SystemExit(f"--n is at most {most}")
+    bodies: set[str] = set()
+    while len(bodies) < n:
+        bodies.add(f"{rng.choice(STEMS)} {rng.choice(TRADES)} {rng.choice(PLACES)}")
+    return sorted(f"{body} {rng.choice(FORMS)}" for body in sorted(bodies))
 
 
 def swap_typo(name: str, rng: random.Random) -> str:
@@ -171,12 +173,8 @@ class MemoryServer:
         )
 
     async def load(self, client: Client, names: list[str]) -> None:
-        for start in range(0, len(names), 200):
-            batch = [
-                {"name": n, "entityType": "organisation", "observations": []}
-                for n in names[start : start + 200]
-            ]
-            _data(await client.call_tool("create_entities", {"entities": batch}))
+        for name in names:  # one per call, as an agent files what it meets
+            await self.write_one(client, name)
 
     async def first_hit(self, client: Client, query: str) -> str | None:
         found = _data(await client.call_tool("search_nodes", {"query": query}))
