@@ -54,6 +54,16 @@ def test_reference_pages_are_up_to_date(tmp_path: Path) -> None:
     assert stale <= generated, f"pages without a capability: {sorted(map(str, stale - generated))}"
 
 
+def test_every_claim_names_a_test_that_exists() -> None:
+    """A claim on a reference page must point at a real test, or the page would vouch for nothing."""
+    claims = [c for cap in [*build_registry(), *approval_registry()] for c in cap.claims]
+    assert claims
+    for claim in claims:
+        path, _, name = claim.test.partition("::")
+        source = (ROOT / path).read_text("utf-8")
+        assert f"def {name}(" in source, f"{claim.name}: no test {claim.test}"
+
+
 def test_every_error_code_is_documented() -> None:
     page = (ROOT / "docs" / "errors.md").read_text("utf-8")
     for cls in error_classes():

@@ -4,6 +4,7 @@ from groundnote.capabilities.context import Context
 from groundnote.capabilities.declaration import (
     Annotations,
     Capability,
+    Claim,
     CliExposure,
     HttpExposure,
     McpExposure,
@@ -16,6 +17,7 @@ from groundnote.capabilities.registry import Registry, input_sha256, validation_
 __all__ = [
     "Annotations",
     "Capability",
+    "Claim",
     "CliExposure",
     "Context",
     "HttpExposure",

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Annotations",
     "Capability",
+    "Claim",
     "CliExposure",
     "HttpExposure",
     "McpExposure",
@@ -63,6 +64,15 @@ class Policies:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A guarantee the implementation makes, and the test that proves it (`path::test`)."""
+
+    name: str
+    statement: str
+    test: str
+
+
+@dataclass(frozen=True)
 class Capability(Generic[InputT, OutputT]):
     """`handler(ctx, input) -> output`; the registry validates, checks rights and logs around it."""
 
@@ -83,6 +93,7 @@ class Capability(Generic[InputT, OutputT]):
     anonymous: bool = False  # callable without credentials; the handler then decides
     # Adjusts the input JSON Schema per request, e.g. enums built from config.
     adapt_schema: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None
+    claims: tuple[Claim, ...] = ()  # shown on the reference page; tests/platform checks each test
 
     @property
     def channels(self) -> frozenset[str]:

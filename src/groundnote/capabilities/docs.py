@@ -105,8 +105,13 @@ def render_page(cap: Capability[Any, Any], config: Config) -> str:
     ]
     if cap.policies.benchmark == "required":
         transports = ["direct"] + (["mcp"] if cap.mcp else []) + (["http"] if cap.http else [])
-        lines += ["## Benchmark targets", "", "| transport | target |", "|---|---|"]
+        lines += ["## Benchmark targets", "", "Measured by `bench/transports.py`.", ""]
+        lines += ["| transport | target |", "|---|---|"]
         lines += [f"| {t} | {BENCHMARK_TARGETS[t]} |" for t in transports]
+        lines.append("")
+    if cap.claims:
+        lines += ["## Claims implemented beside it", ""]
+        lines += [f"- **{c.name}**: {c.statement} — test: `{c.test}`" for c in cap.claims]
         lines.append("")
     return "\n".join(lines)
 

@@ -11,6 +11,7 @@ from groundnote.auth.principal import Right
 from groundnote.capabilities import (
     Annotations,
     Capability,
+    Claim,
     CliExposure,
     Context,
     HttpExposure,
@@ -166,4 +167,17 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
     annotations=Annotations(read_only=True, idempotent=True),
     policies=Policies(benchmark="required"),
     log_operation="status",
+    claims=(
+        Claim(
+            "served-alike-on-every-surface",
+            "the same input gives the same content directly, over HTTP, MCP and the command line, "
+            "and an unknown key is refused on each",
+            "tests/surfaces/test_parity.py::test_status_is_the_same_on_every_surface",
+        ),
+        Claim(
+            "scopes-never-revealed",
+            "a foreign and a missing scope get byte-identical refusals",
+            "tests/surfaces/test_parity.py::test_http_refusals_are_byte_identical",
+        ),
+    ),
 )

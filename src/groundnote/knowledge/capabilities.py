@@ -17,6 +17,7 @@ from groundnote.auth.principal import Right
 from groundnote.capabilities import (
     Annotations,
     Capability,
+    Claim,
     CliExposure,
     Context,
     HttpExposure,
@@ -262,6 +263,25 @@ RECORD: Capability[KnowledgeRecordInput, KnowledgeRecord] = Capability(
     cli=CliExposure(("knowledge", "record"), arguments=("id",)),
     annotations=_READ,
     policies=Policies(benchmark="required", cache="disabled"),
+    claims=(
+        Claim(
+            "knowledge-served-on-every-surface",
+            "one record by id answers with the same content over the command line, HTTP and MCP, "
+            "and a key the input does not declare is refused on all of them",
+            "tests/knowledge/test_surfaces.py::test_the_record_is_the_same_on_every_surface",
+        ),
+        Claim(
+            "references-resolve-to-four-outcomes",
+            "every reference resolves to object, external, historical or missing, with its target",
+            "tests/knowledge/test_resolution.py::test_every_outcome_with_its_target",
+        ),
+        Claim(
+            "deleted-files-are-historical",
+            "a file deleted in a later commit resolves historical at <commit>:<path>",
+            "tests/knowledge/test_resolution.py::"
+            "test_a_file_deleted_in_a_later_commit_is_historical_at_its_last_holder",
+        ),
+    ),
 )
 
 CANDIDATES: Capability[CandidatesInput, CandidatesOutput] = Capability(
