@@ -130,14 +130,25 @@ def _check_depth(config: GraphConfig, deepest: int) -> None:
 
 
 def _literal_duplicates(
-    conn: sqlite3.Connection, parent_id: str | None, type: str, name: str, exclude: str | None
+    conn: sqlite3.Connection,
+    parent_id: str | None,
+    type: str,
+    name: str,
+    exclude: str | None,
+    index: TrigramIndex | None = None,
 ) -> list[Match]:
     """Same parent, same type, same name case-insensitively, not archived (§4)."""
     key = normalize(name)
     if len(key) >= 3:  # the trigram table can only find phrases of three characters or more
+        # A name equal to key contains each of its trigrams, so any of them recalls it. The
+        # phrase of the whole key reads the doclist of every trigram (the common ones hold tens
+        # of thousands of rows); the rarest three, AND-ed, read a few and still recall every
+        # duplicate, including rows written earlier in this transaction.
+        grams = index.rarest(key, 3) if index is not None else []
+        phrases = [_phrase(g) for g in grams] if grams else [_phrase(key)]
         rows = conn.execute(
             "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?",
-            ('name : "' + key.replace('"', '""') + '"',),
+            (" AND ".join("name : " + p for p in phrases),),
         ).fetchall()
     else:
         rows = conn.execute("SELECT rowid FROM entity_fts WHERE name = ?", (key,)).fetchall()
@@ -170,6 +181,10 @@ def _literal_duplicates(
                 )
             )
     return out
+
+
+def _phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
 
 
 def _refuse_literal(found: list[Match], where: str) -> None:
@@ -260,7 +275,9 @@ def create_entity(
     _check_type(config, type)
     parent_level = _check_parent(conn, scope, parent_id)
     _check_depth(config, parent_level + 1)
-    _refuse_literal(_literal_duplicates(conn, parent_id, type, name, None), "under this parent")
+    _refuse_literal(
+        _literal_duplicates(conn, parent_id, type, name, None, index), "under this parent"
+    )
     overridden = _similar(conn, index, type, [name, *aliases], None) if similar_check else []
     _refuse_similar(overridden, force, reason)
     seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
@@ -384,7 +401,7 @@ def update_entity(
         return Written(row["seq"], entity_id, False)
     if new_name != row["name"]:
         _refuse_literal(
-            _literal_duplicates(conn, row["parent_id"], row["type"], new_name, entity_id),
+            _literal_duplicates(conn, row["parent_id"], row["type"], new_name, entity_id, index),
             "under the same parent",
         )
     texts = ([new_name] if new_name != row["name"] else []) + added

@@ -1,15 +1,22 @@
 """entity_resolve (seed 000 §5 with DESIGN §8.0): recall, score, order, at most five.
 
 Recall is served by the in-memory index: the exact pass (normalised name or alias equals the
-key), the trigram pass (the 50 entities sharing the most trigrams) and the initials pass
-(capped). Scores per entity are the best over its name and aliases:
+key), the trigram pass (the 50 entities most similar by shared trigrams, Jaccard, exactly) and
+the initials pass (capped). Scores per entity are the best over its name and aliases:
 
     exact     the normalised name equals the key                  1.00
     alias     a normalised alias equals the key                    0.95
-    typo      OSA distance ≤ 2: max(1 − d/len, ratio), < alias    ≤ 0.94
+    typo      OSA distance ≤ 2: max(1 − d/len, ratio), < alias    < 0.94
     tokens    the same tokens in another order                     0.90
     similar   ratio (rapidfuzz, Indel) of the two strings         ≤ 0.89
     initials  the key (one token, 2–6 letters) = token initials    0.80
+
+The typo score keeps the order of max(1 − d/len, ratio) all the way up: the part above 0.90 is
+pressed linearly into 0.90–0.94 instead of being cut at 0.94. Cutting gave every one- and
+two-edit candidate of a name of 20+ characters the same 0.94, so depth and id, not distance,
+chose between "buchhaltung hessen 1144" (one edit from the query "buchhaltung hessen 114")
+and "buchhaltung hessen 811" (two). Scores at or below 0.90 are unchanged, so the thresholds
+0.50 and 0.85 decide exactly as before.
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ __all__ = [
     "MAX_CANDIDATES",
     "MIN_SCORE",
     "Match",
+    "initials_pass",
     "path_names",
+    "recall",
     "resolve_key",
     "score_text",
 ]
@@ -41,9 +50,10 @@ MAX_CANDIDATES = 5
 RECALL_LIMIT = 50
 INITIALS_CAP = 100
 TYPO_LIMIT = 2
+ROW_BATCH = 8
 
 EXACT, ALIAS, TOKENS, INITIALS = 1.0, 0.95, 0.90, 0.80
-TYPO_CEILING, SIMILAR_CEILING = 0.94, 0.89
+TYPO_KNEE, TYPO_CEILING, SIMILAR_CEILING = 0.90, 0.94, 0.89
 _STATUS_ORDER = {"active": 0, "unconfirmed": 1, "archived": 2}
 
 
@@ -74,7 +84,9 @@ def score_text(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
     distance = OSA.distance(key, text, score_cutoff=TYPO_LIMIT)
     if distance <= TYPO_LIMIT:
         typo = max(1 - distance / max(len(key), len(text)), ratio)
-        return min(typo, TYPO_CEILING), "typo"
+        if typo > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
+            typo = TYPO_KNEE + (typo - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (1 - TYPO_KNEE)
+        return typo, "typo"
     if len(key_tokens) == 1 and 2 <= len(key) <= 6 and key.isalpha() and initials(text) == key:
         return INITIALS, "initials"
     return min(ratio, SIMILAR_CEILING), "similar"
@@ -89,13 +101,20 @@ def _best(key: str, texts: tuple[str, ...]) -> tuple[float, str]:
     return best
 
 
-def _recall(index: TrigramIndex, key: str) -> set[int]:
+def recall(index: TrigramIndex, key: str) -> set[int]:
+    """The seqs the three passes of §5.2 bring to scoring."""
     seqs = index.exact(key)
     if len(key) >= 3:
         seqs.update(index.similar(key, RECALL_LIMIT))
-    if " " not in key and 2 <= len(key) <= 6 and key.isalpha():
-        seqs.update(index.by_initials(key, INITIALS_CAP))
+    seqs.update(initials_pass(index, key))
     return seqs
+
+
+def initials_pass(index: TrigramIndex, key: str) -> list[int]:
+    """§5.2 step 4: for a key of one token of 2–6 letters, the entities with those initials."""
+    if " " not in key and 2 <= len(key) <= 6 and key.isalpha():
+        return index.by_initials(key, INITIALS_CAP)
+    return []
 
 
 def resolve_key(
@@ -114,38 +133,50 @@ def resolve_key(
     `recalled` replaces the index's recall, so the benchmark can score the seed's literal
     FTS5 recall the same way.
     """
+    seqs = recall(index, key) if recalled is None else recalled
     scored = []
-    for seq in _recall(index, key) if recalled is None else recalled:
-        score, kind = _best(key, index.texts(seq))
+    for seq, texts in index.texts_of(seqs).items():
+        score, kind = _best(key, texts)
         if score >= min_score:
             scored.append((score, kind, seq))
-    if not scored:
-        return []
     scored.sort(key=lambda s: (-s[0], s[2]))
-    by_seq = {seq: (score, kind) for score, kind, seq in scored}
-    found = []
-    for row in _rows(conn, [seq for _, _, seq in scored[: RECALL_LIMIT + INITIALS_CAP]]):
-        if row["status"] == "archived" or (type and row["type"] != type) or row["id"] == exclude:
-            continue
-        score, kind = by_seq[row["seq"]]
-        found.append(
-            Match(
-                seq=row["seq"],
-                id=row["id"],
-                type=row["type"],
-                name=row["name"],
-                aliases=json.loads(row["aliases"]),
-                status=row["status"],
-                parent_id=row["parent_id"],
-                level=row["level"],
-                score=round(score, 4),
-                match=kind,
+    del scored[RECALL_LIMIT + INITIALS_CAP :]
+    found: list[Match] = []
+    start = 0
+    # Rows are read in score order, a batch at a time, each batch closed where the reported
+    # (rounded) score changes: once `limit` candidates pass the filters, nothing unread can
+    # outrank them, because the tie-breakers (status, depth, id) only order equal scores.
+    while start < len(scored) and len(found) < limit:
+        end = min(start + ROW_BATCH, len(scored))
+        while end < len(scored) and round(scored[end][0], 4) == round(scored[end - 1][0], 4):
+            end += 1
+        batch = {seq: (score, kind) for score, kind, seq in scored[start:end]}
+        start = end
+        for row in _rows(conn, batch):
+            if row["status"] == "archived" or (type and row["type"] != type):
+                continue
+            if row["id"] == exclude:
+                continue
+            score, kind = batch[row["seq"]]
+            found.append(
+                Match(
+                    seq=row["seq"],
+                    id=row["id"],
+                    type=row["type"],
+                    name=row["name"],
+                    aliases=json.loads(row["aliases"]),
+                    status=row["status"],
+                    parent_id=row["parent_id"],
+                    level=row["level"],
+                    score=round(score, 4),
+                    match=kind,
+                )
             )
-        )
     found.sort(key=lambda m: (-m.score, _STATUS_ORDER[m.status], m.level, m.id))
     chosen = found[:limit]
+    paths = path_names(conn, [m.id for m in chosen])
     for match in chosen:
-        match.path = path_names(conn, match.id)
+        match.path = paths[match.id]
     return chosen
 
 
@@ -160,10 +191,15 @@ def _rows(conn: sqlite3.Connection, seqs: Iterable[int]) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def path_names(conn: sqlite3.Connection, entity_id: str) -> list[str]:
-    rows = conn.execute(
-        "SELECT k.name FROM entity_closure c JOIN entity_current k ON k.id = c.ancestor_id "
-        "WHERE c.descendant_id = ? ORDER BY c.depth DESC",
-        (entity_id,),
-    ).fetchall()
-    return [r[0] for r in rows]
+def path_names(conn: sqlite3.Connection, entity_ids: list[str]) -> dict[str, list[str]]:
+    """The names from the top level down to each entity, itself included, in one query."""
+    paths: dict[str, list[str]] = {entity_id: [] for entity_id in entity_ids}
+    marks = ",".join("?" * len(entity_ids))
+    for row in conn.execute(
+        "SELECT c.descendant_id, k.name FROM entity_closure c "
+        "JOIN entity_current k ON k.id = c.ancestor_id "
+        f"WHERE c.descendant_id IN ({marks}) ORDER BY c.descendant_id, c.depth DESC",
+        entity_ids,
+    ):
+        paths[row[0]].append(row[1])
+    return paths

@@ -7,6 +7,12 @@ map, and answers in a few milliseconds. It is built from entity_fts on first use
 private connection (so it only ever sees committed rows) and refreshed after each commit by
 re-reading the rows that write touched, under the index lock: the last refresh always reads
 the latest committed state, and a rolled back write never reaches it.
+
+Counting shared trigrams is the hot loop: generated and real names repeat a small vocabulary
+("projekt", "vertrieb", "gmbh"), so a query's posting lists add up to 100,000 and more seqs.
+They are concatenated as int32 (a memcpy per list) and counted with numpy's bincount; the
+similarity of every entity that shares a trigram is then one vector expression, and the top
+`limit` are chosen exactly (ties by seq) rather than from a count-ordered shortlist.
 """
 
 from __future__ import annotations
@@ -14,16 +20,19 @@ from __future__ import annotations
 import threading
 import weakref
 from array import array
-from collections import Counter
 from collections.abc import Iterable
-from itertools import chain
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from groundnote.graph.normalize import initials, trigrams
 from groundnote.store import Database, connect
 
 __all__ = ["TrigramIndex", "index_for"]
 
-_EMPTY = array("i")
+# An exact or initials key usually names one entity: an int costs a fraction of a set.
+_Seqs = int | set[int]
 
 
 class TrigramIndex:
@@ -34,10 +43,11 @@ class TrigramIndex:
         self._lock = threading.Lock()
         self._built = False
         self._texts: dict[int, tuple[str, ...]] = {}  # seq → (name, *aliases), normalised
-        self._grams: dict[int, int] = {}  # seq → how many distinct trigrams its texts have
+        # seq → how many distinct trigrams its texts have (0: no such entity), for Jaccard.
+        self._sizes: npt.NDArray[np.int32] = np.zeros(1024, dtype=np.int32)
         self._postings: dict[str, array[int]] = {}
-        self._exact: dict[str, set[int]] = {}
-        self._initials: dict[str, set[int]] = {}
+        self._exact: dict[str, _Seqs] = {}
+        self._initials: dict[str, _Seqs] = {}
 
     # -- keeping in step -------------------------------------------------------------------
 
@@ -80,7 +90,7 @@ class TrigramIndex:
         with self._lock:
             self._built = False
             self._texts.clear()
-            self._grams.clear()
+            self._sizes = np.zeros(1024, dtype=np.int32)
             self._postings.clear()
             self._exact.clear()
             self._initials.clear()
@@ -90,11 +100,15 @@ class TrigramIndex:
         grams: set[str] = set()
         for text in texts:
             grams |= trigrams(text)
-            self._exact.setdefault(text, set()).add(seq)
-            key = initials(text)
-            if 2 <= len(key) <= 6:
-                self._initials.setdefault(key, set()).add(seq)
-        self._grams[seq] = len(grams)
+            _add(self._exact, text, seq)
+            key = _initials_key(text)
+            if key:
+                _add(self._initials, key, seq)
+        if seq >= len(self._sizes):
+            grown = np.zeros(max(seq + 1, 2 * len(self._sizes)), dtype=np.int32)
+            grown[: len(self._sizes)] = self._sizes
+            self._sizes = grown
+        self._sizes[seq] = len(grams)
         for gram in grams:
             posting = self._postings.get(gram)
             if posting is None:
@@ -106,12 +120,14 @@ class TrigramIndex:
         texts = self._texts.pop(seq, None)
         if texts is None:
             return
-        self._grams.pop(seq, None)
+        self._sizes[seq] = 0
         grams: set[str] = set()
         for text in texts:
             grams |= trigrams(text)
-            _discard(self._exact, text, seq)
-            _discard(self._initials, initials(text), seq)
+            _remove(self._exact, text, seq)
+            key = _initials_key(text)
+            if key:
+                _remove(self._initials, key, seq)
         for gram in grams:
             posting = self._postings[gram]
             posting.remove(seq)
@@ -125,35 +141,84 @@ class TrigramIndex:
             self._ensure_built()
             return self._texts.get(seq, ())
 
+    def texts_of(self, seqs: Iterable[int]) -> dict[int, tuple[str, ...]]:
+        """The texts of several entities under one lock; unknown seqs are left out."""
+        with self._lock:
+            self._ensure_built()
+            known = self._texts
+            return {seq: known[seq] for seq in seqs if seq in known}
+
     def exact(self, key: str) -> set[int]:
         with self._lock:
             self._ensure_built()
-            return set(self._exact.get(key, ()))
+            return _get(self._exact, key)
 
     def by_initials(self, key: str, cap: int) -> list[int]:
         with self._lock:
             self._ensure_built()
-            return sorted(self._initials.get(key, ()))[:cap]
+            return sorted(_get(self._initials, key))[:cap]
+
+    def rarest(self, key: str, count: int) -> list[str]:
+        """The `count` trigrams of key held by the fewest entities; [] until the index is built
+        (a check must not build it from inside a write, where it would miss its own rows)."""
+        with self._lock:
+            if not self._built:
+                return []
+            postings = self._postings
+            return sorted(trigrams(key), key=lambda g: (len(postings.get(g, ())), g))[:count]
 
     def similar(self, key: str, limit: int) -> list[int]:
-        """The `limit` entities sharing the most trigrams with key, by Jaccard similarity."""
+        """The `limit` entities sharing the most trigrams with key by Jaccard similarity
+        (shared / union of trigram sets), best first, ties by seq."""
         grams = trigrams(key)
         if not grams:
             return []
         with self._lock:
             self._ensure_built()
-            shared = Counter(chain.from_iterable(self._postings.get(g, _EMPTY) for g in grams))
-            if not shared:
+            pooled = array("i")
+            for gram in grams:
+                posting = self._postings.get(gram)
+                if posting is not None:
+                    pooled.extend(posting)
+            if not pooled:
                 return []
-            size = len(grams)
-            sizes = self._grams
-            # The most shared first bounds the work: a text sharing n trigrams scores at most
-            # n / size, so only the best few hundred by count need the exact similarity.
-            top = shared.most_common(limit * 4)
-            ranked = sorted(
-                top, key=lambda item: (-item[1] / (size + sizes[item[0]] - item[1]), item[0])
+            # An entity shares each gram at most once, so a count fits a byte for any key of
+            # the 200 characters allowed; byte-wide passes over all seqs are the cheapest.
+            wide = np.bincount(np.frombuffer(pooled, dtype=np.int32))
+            counts: npt.NDArray[np.unsignedinteger[Any]] = (
+                wide.astype(np.uint8) if len(grams) < 256 else wide.astype(np.uint16)
             )
-            return [seq for seq, _ in ranked[:limit]]
+            # Jaccard ≤ shared / len(grams). The `limit` best among the entities sharing the
+            # most trigrams set a bar; only those sharing at least bar × len(grams) can reach
+            # it, which leaves a few hundred to rank instead of every entity with one common
+            # gram. `most`: the highest count that at least `limit` entities reach.
+            most, high = 1, int(counts.max())
+            while most < high:
+                mid = (most + high + 1) // 2
+                if np.count_nonzero(counts >= mid) >= limit:
+                    most = mid
+                else:
+                    high = mid - 1
+            seqs = (counts >= most).nonzero()[0]
+            shared = counts[seqs]
+            union = len(grams) + self._sizes[seqs] - shared
+            if len(seqs) >= limit:  # equal: one sharing fewer may still tie the last
+                bar = np.partition(shared / union, -limit)[-limit]
+                floor = max(1, int(np.ceil(bar * len(grams) - 1e-9)))
+                if floor < most:
+                    seqs = (counts >= floor).nonzero()[0]
+                    shared = counts[seqs]
+                    union = len(grams) + self._sizes[seqs] - shared
+        score = shared / union
+        if len(seqs) > limit:
+            # The limit-th best score; everything above it is in, ties at it go by seq.
+            cut = np.partition(score, len(score) - limit)[len(score) - limit]
+            above = score > cut
+            ties = (score == cut).nonzero()[0][: limit - int(above.sum())]
+            keep = np.concatenate((above.nonzero()[0], ties))
+            seqs, score = seqs[keep], score[keep]
+        order = np.lexsort((seqs, -score))
+        return [int(s) for s in seqs[order]]
 
     def __len__(self) -> int:
         with self._lock:
@@ -165,12 +230,39 @@ def _texts(name: str, aliases: str) -> tuple[str, ...]:
     return (name, *(a for a in aliases.split("|") if a))
 
 
-def _discard(index: dict[str, set[int]], key: str, seq: int) -> None:
+def _initials_key(text: str) -> str:
+    # Only keys the initials pass can ask for (one token of 2–6 letters) are worth holding;
+    # initials with a digit ("vn1" of "vertrieb nord 1") could never be looked up.
+    key = initials(text)
+    return key if 2 <= len(key) <= 6 and key.isalpha() else ""
+
+
+def _get(index: dict[str, _Seqs], key: str) -> set[int]:
     found = index.get(key)
-    if found is not None:
-        found.discard(seq)
-        if not found:
-            del index[key]
+    if found is None:
+        return set()
+    return {found} if isinstance(found, int) else set(found)
+
+
+def _add(index: dict[str, _Seqs], key: str, seq: int) -> None:
+    held = index.get(key)
+    if held is None:
+        index[key] = seq
+    elif isinstance(held, int):
+        if held != seq:
+            index[key] = {held, seq}
+    else:
+        held.add(seq)
+
+
+def _remove(index: dict[str, _Seqs], key: str, seq: int) -> None:
+    held = index.get(key)
+    if held is None or held == seq:
+        index.pop(key, None)
+    elif isinstance(held, set):
+        held.discard(seq)
+        if len(held) == 1:
+            index[key] = held.pop()
 
 
 _INDEXES: weakref.WeakKeyDictionary[Database, TrigramIndex] = weakref.WeakKeyDictionary()

@@ -1,0 +1,203 @@
+"""The recall index at the depth the benchmark relies on: exact Jaccard ranking, the int/set
+maps, the row batches of resolve and the literal-duplicate check on its rarest trigrams."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from groundnote.domain.errors import GroundnoteError
+from groundnote.graph.entities import Author, create_entity
+from groundnote.graph.fts import put_text
+from groundnote.graph.normalize import normalize, trigrams
+from groundnote.graph.trigram import TrigramIndex, index_for
+from groundnote.runtime import Runtime
+from tests.conftest import Call
+
+WORDS = ["vertrieb", "nord", "sued", "projekt", "polarstern", "mueller", "bau", "nordwerk"]
+
+
+def reference(index_texts: dict[int, tuple[str, ...]], key: str, limit: int) -> list[int]:
+    """Every entity sharing a trigram, by Jaccard of the trigram sets, ties by seq."""
+    grams = trigrams(key)
+    shared: Counter[int] = Counter()
+    sizes = {}
+    for seq, texts in index_texts.items():
+        own = set().union(*(trigrams(t) for t in texts))
+        sizes[seq] = len(own)
+        if own & grams:
+            shared[seq] = len(own & grams)
+    return sorted(shared, key=lambda s: (-shared[s] / (len(grams) + sizes[s] - shared[s]), s))[
+        :limit
+    ]
+
+
+@pytest.fixture
+def filled(runtime: Runtime, scope: str) -> tuple[TrigramIndex, dict[int, tuple[str, ...]]]:
+    """300 entity_fts rows from a small vocabulary: long posting lists and many equal scores."""
+    rng = random.Random(5)
+    texts: dict[int, tuple[str, ...]] = {}
+    db = runtime.home.scope_db(scope)
+    with db.write() as conn:
+        for seq in range(1, 301):
+            name = " ".join(rng.sample(WORDS, rng.randint(1, 3))) + f" {rng.randint(1, 40)}"
+            aliases = [rng.choice(WORDS)[:3] + str(seq)] if seq % 4 == 0 else []
+            put_text(conn, seq, name, aliases)
+            texts[seq] = (normalize(name), *(normalize(a) for a in aliases))
+    return index_for(db), texts
+
+
+@pytest.mark.parametrize("key", ["vertrieb nord 7", "nord", "projekt", "mueller bau 12", "zzz"])
+@pytest.mark.parametrize("limit", [1, 5, 50])
+def test_similar_is_the_exact_jaccard_top(
+    filled: tuple[TrigramIndex, dict[int, tuple[str, ...]]], key: str, limit: int
+) -> None:
+    index, texts = filled
+    assert index.similar(key, limit) == reference(texts, key, limit)
+
+
+def test_similar_matches_the_reference_on_random_keys(
+    filled: tuple[TrigramIndex, dict[int, tuple[str, ...]]],
+) -> None:
+    # Small vocabularies make many equal Jaccard scores, also at the limit-th place, where
+    # the shortlist by shared count must widen to let an entity sharing fewer tie in.
+    index, texts = filled
+    rng = random.Random(11)
+    for _ in range(150):
+        words = rng.sample(WORDS, rng.randint(1, 3))
+        key = normalize(" ".join(words) + rng.choice(["", f" {rng.randint(1, 40)}"]))
+        for limit in (1, 3, 10, 50):
+            assert index.similar(key, limit) == reference(texts, key, limit), (key, limit)
+
+
+def test_similar_follows_a_refresh(
+    runtime: Runtime, scope: str, filled: tuple[TrigramIndex, dict[int, tuple[str, ...]]]
+) -> None:
+    index, texts = filled
+    assert index.similar("nord", 50)  # built
+    db = runtime.home.scope_db(scope)
+    with db.write() as conn:
+        put_text(conn, 7, "Nord", [])
+        put_text(conn, 301, "Nordnord", ["NN"])
+    index.refresh([7, 301])
+    texts[7], texts[301] = ("nord",), ("nordnord", "nn")
+    assert index.similar("nord", 50) == reference(texts, "nord", 50)
+    assert index.similar("nord", 1) == [7]
+    assert index.rarest("nordnord", 1) == ["dno"]
+
+
+def test_exact_and_initials_maps_hold_one_or_many(runtime: Runtime, call: Call) -> None:
+    a = call("graph.entity_create", scope="sales", type="organisation", name="Alpha Beta")
+    b = call("graph.entity_create", scope="sales", type="organisation", name="Beta")
+    c = call(
+        "graph.entity_create",
+        scope="sales",
+        type="department",
+        name="Alpha Beta",
+        parent_id=b["entity"]["id"],
+        force=True,
+        reason="the department of Beta",
+    )
+    index = index_for(runtime.home.scope_db("sales"))
+    assert index.exact("alpha beta") == {1, 3}
+    assert index.by_initials("ab", 10) == [1, 3]
+    call("graph.entity_update", scope="sales", id=a["entity"]["id"], name="Gamma Delta")
+    assert index.exact("alpha beta") == {3} and index.by_initials("ab", 10) == [3]
+    assert index.by_initials("gd", 10) == [1]
+    call("graph.entity_update", scope="sales", id=c["entity"]["id"], name="Epsilon")
+    assert index.exact("alpha beta") == set() and index.by_initials("ab", 10) == []
+
+
+def test_initials_with_a_digit_are_not_held(runtime: Runtime, call: Call) -> None:
+    call("graph.entity_create", scope="sales", type="organisation", name="Vertrieb Nord 17")
+    index = index_for(runtime.home.scope_db("sales"))
+    assert index.exact("vertrieb nord 17") == {1}
+    assert index.by_initials("vn1", 10) == []  # the initials pass could never ask for it
+
+
+def test_type_filter_reads_past_the_first_row_batch(call: Call) -> None:
+    for i in range(12):
+        call(
+            "graph.entity_create",
+            scope="sales",
+            type="project",
+            name=f"Kranich {i:02d}",
+            force=True,
+            reason="numbered",
+        )
+    person = call(
+        "graph.entity_create",
+        scope="sales",
+        type="person",
+        name="Kranich 99",
+        force=True,
+        reason="a person",
+    )
+    out = call("graph.entity_resolve", scope="sales", q="Kranich 0", type="person")
+    assert [c["id"] for c in out["candidates"]] == [person["entity"]["id"]]
+
+
+def test_equal_scores_order_by_depth_across_batches(call: Call) -> None:
+    parent = None
+    made = []
+    for _ in range(10):  # the same name ten levels deep: equal scores, different depths
+        out = call(
+            "graph.entity_create",
+            scope="sales",
+            type="department",
+            name="Lager",
+            parent_id=parent,
+            force=True,
+            reason="one store per level",
+        )
+        parent = out["entity"]["id"]
+        made.append(parent)
+    out = call("graph.entity_resolve", scope="sales", q="Lager")
+    assert [c["id"] for c in out["candidates"]] == made[:5]
+
+
+def test_literal_duplicate_within_one_transaction(runtime: Runtime, call: Call) -> None:
+    call("graph.entity_create", scope="sales", type="organisation", name="Seed Org")
+    db = runtime.home.scope_db("sales")
+    index = index_for(db)
+    assert len(index) == 1  # built: the check now asks entity_fts for the rarest trigrams
+    author = Author.of("mcp", "grant:test", "2026-11-30T09:00:00.000Z", "2026-11-30")
+    with pytest.raises(GroundnoteError) as exc, db.write() as conn:
+        for name in ("Nordlicht Werke 42", "NORDLICHT werke 42"):
+            create_entity(
+                conn,
+                index,
+                runtime.config.graph,
+                "sales",
+                author,
+                type="organisation",
+                name=name,
+                aliases=[],
+                parent_id=None,
+                similar_check=False,
+            )
+    assert exc.value.code == "duplicate-candidate"
+    assert exc.value.body()["candidates"][0]["name"] == "Nordlicht Werke 42"
+    assert len(index) == 1  # rolled back, never published
+
+
+def test_one_edit_outranks_two_edits_in_the_typo_tier(call: Call) -> None:
+    # Both are within two edits of the query; cut at 0.94 they tied and the older id won.
+    two = call(
+        "graph.entity_create", scope="sales", type="department", name="Buchhaltung Hessen 811"
+    )
+    one = call(
+        "graph.entity_create",
+        scope="sales",
+        type="department",
+        name="Buchhaltung Hessen 1144",
+        force=True,
+        reason="another office",
+    )
+    out = call("graph.entity_resolve", scope="sales", q="Buchhaltung Hessen 114")
+    first, second = out["candidates"][:2]
+    assert (first["id"], first["match"]) == (one["entity"]["id"], "typo")
+    assert second["id"] == two["entity"]["id"]
+    assert 0.94 > first["score"] > second["score"] > 0.90
