@@ -1,4 +1,4 @@
-"""The resolve endpoint on a FastAPI app built here (`add_impulse_routes`), grants in two orgs."""
+"""The resolve endpoint of the served app, on a real uvicorn on loopback; grants in two orgs."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 
 from groundnote.auth import Right, create_grant
 from groundnote.runtime import Runtime
-from groundnote.surfaces.http.impulses import add_impulse_routes
+from tests.surfaces.conftest import live_server
+
+__all__ = ["live_server"]  # the fixture, imported for the tests here
 
 Resolve = Callable[..., tuple[int, dict[str, Any]]]
 
@@ -40,15 +41,13 @@ def globex(runtime: Runtime) -> str:
 
 
 @pytest.fixture
-def client(runtime: Runtime) -> Iterator[TestClient]:
-    app = FastAPI()
-    add_impulse_routes(app, runtime)
-    with TestClient(app) as test_client:
-        yield test_client
+def client(live_server: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_server) as http_client:
+        yield http_client
 
 
 @pytest.fixture
-def resolve(client: TestClient) -> Resolve:
+def resolve(client: httpx.Client) -> Resolve:
     """`resolve(pointer, token=None)` → (status, body); content is parsed when present."""
 
     def call(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
-from fastapi.testclient import TestClient
 
 from groundnote.runtime import Runtime
 from tests.impulses.conftest import count
@@ -43,7 +43,7 @@ from tests.impulses.conftest import count
     ],
 )
 def test_bad_pointer_is_400(
-    runtime: Runtime, client: TestClient, acme: str, body: bytes, needle: str
+    runtime: Runtime, client: httpx.Client, acme: str, body: bytes, needle: str
 ) -> None:
     response = client.post(
         "/v2/impulses/resolve",
@@ -56,7 +56,7 @@ def test_bad_pointer_is_400(
     assert count(runtime, "concept") == count(runtime, "impulse") == 0
 
 
-def test_unknown_shape_lists_the_supported_shapes(client: TestClient, acme: str) -> None:
+def test_unknown_shape_lists_the_supported_shapes(client: httpx.Client, acme: str) -> None:
     response = client.post(
         "/v2/impulses/resolve",
         json={"pointer": {"type": "nope"}},
@@ -65,7 +65,7 @@ def test_unknown_shape_lists_the_supported_shapes(client: TestClient, acme: str)
     assert "conceptLink_write" in response.json()["supported_shapes"]
 
 
-def test_oversized_body_is_400(runtime: Runtime, client: TestClient, acme: str) -> None:
+def test_oversized_body_is_400(runtime: Runtime, client: httpx.Client, acme: str) -> None:
     limit = runtime.config.impulses.max_body_bytes
     content = "x" * limit
     response = client.post(
@@ -79,7 +79,7 @@ def test_oversized_body_is_400(runtime: Runtime, client: TestClient, acme: str) 
 
 
 def test_every_call_leaves_one_operation_log_row(
-    runtime: Runtime, client: TestClient, acme: str
+    runtime: Runtime, client: httpx.Client, acme: str
 ) -> None:
     headers = {"Authorization": f"Bearer {acme}"}
     client.post("/v2/impulses/resolve", json={"pointer": {"type": "nope"}}, headers=headers)

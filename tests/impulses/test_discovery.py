@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi.testclient import TestClient
+import httpx
 
 from groundnote.impulses.shapes import DISPATCH, PRIVATE_SHAPES, SHAPES, check_shape_dispatch
 from groundnote.runtime import Runtime
@@ -56,7 +56,7 @@ def test_discovery_record(runtime: Runtime) -> None:
 
 
 def test_roundtrip_from_discovery_to_a_write(
-    runtime: Runtime, client: TestClient, acme: str
+    runtime: Runtime, client: httpx.Client, acme: str
 ) -> None:
     record = discover(runtime)
     assert "concept_create_write" in record["shapes"]
