@@ -12,6 +12,7 @@ import binascii
 import json
 import math
 import re
+from collections.abc import Callable
 from functools import partial
 from importlib import resources
 from typing import Any
@@ -248,7 +249,15 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
             request, "home.html", session, title="Waiting for you", pending=pending, scopes=scopes
         )
 
-    def structure_page(request: Request) -> Response:
+    def listing(
+        request: Request,
+        template: str,
+        title: str,
+        path: str,
+        key: str,
+        load: Callable[..., tuple[int, Any]],
+    ) -> Response:
+        """A scope's page of pending items (structure changes, proposed rules), paged."""
         session = person_session(runtime, request)
         if session is None:
             return login_needed(request)
@@ -258,44 +267,39 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
             return refused(request, session, exc)
         page = _page_number(request.query_params.get("page"))
         with home.scope_db(scope).read() as conn:
-            total, items = pending_items(conn, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+            total, items = load(conn, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
         return render(
             request,
-            "structure.html",
+            template,
             session,
-            title=f"Structure changes · {scope}",
+            title=f"{title} · {scope}",
             pending=total,
             scope=scope,
-            items=items,
             total=total,
             page=page,
             pages=max(1, math.ceil(total / PAGE_SIZE)),
-            back=f"/approval/structure?scope={scope}&page={page}",
+            back=f"{path}?scope={scope}&page={page}",
+            **{key: items},
+        )
+
+    def structure_page(request: Request) -> Response:
+        return listing(
+            request,
+            "structure.html",
+            "Structure changes",
+            "/approval/structure",
+            "items",
+            pending_items,
         )
 
     def proposals_page(request: Request) -> Response:
-        session = person_session(runtime, request)
-        if session is None:
-            return login_needed(request)
-        try:
-            scope = check_scope(session, request.query_params.get("scope"))
-        except GroundnoteError as exc:
-            return refused(request, session, exc)
-        page = _page_number(request.query_params.get("page"))
-        with home.scope_db(scope).read() as conn:
-            total, rules = proposed_rules(conn, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-        return render(
+        return listing(
             request,
             "proposals.html",
-            session,
-            title=f"Proposed rules · {scope}",
-            pending=total,
-            scope=scope,
-            rules=rules,
-            total=total,
-            page=page,
-            pages=max(1, math.ceil(total / PAGE_SIZE)),
-            back=f"/approval/proposals?scope={scope}&page={page}",
+            "Proposed rules",
+            "/approval/proposals",
+            "rules",
+            proposed_rules,
         )
 
     def rule_page(request: Request) -> Response:
