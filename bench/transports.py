@@ -2,7 +2,8 @@
 (uvicorn on loopback, a separate process) and over MCP (the official client over streamable
 HTTP and over stdio). Prints calls per second, p50, p95 and the overhead over direct at p50
 (targets: HTTP ≤ 2 ms, MCP ≤ 3 ms). Each capability's case is set up in `CASES`; a required
-capability without a case stops the run, so none is silently left out.
+capability without a case stops the run, so none is silently left out. A case gives a fresh
+input per call (`Inputs`), so a write such as entity_create never repeats itself.
 
     .venv/bin/python -m bench.transports [--n 500]
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import subprocess
 import sys
@@ -53,12 +55,19 @@ Tag every release on main.
 """
 
 
-def _status_case(runtime: Runtime, work: Path) -> dict[str, Any]:
+Inputs = Callable[[], dict[str, Any]]
+
+
+def _same(raw: dict[str, Any]) -> Inputs:
+    return lambda: raw
+
+
+def _status_case(runtime: Runtime, work: Path) -> Inputs:
     runtime.home.create_scope("demo")
-    return {"scope": "demo"}
+    return _same({"scope": "demo"})
 
 
-def _record_case(runtime: Runtime, work: Path) -> dict[str, Any]:
+def _record_case(runtime: Runtime, work: Path) -> Inputs:
     repo = work / "checkout"
     (repo / ".ai/repo/knowledge/candidates").mkdir(parents=True)
     (repo / "README.md").write_text("# bench\n")
@@ -66,10 +75,10 @@ def _record_case(runtime: Runtime, work: Path) -> dict[str, Any]:
     for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "bench"]):
         subprocess.run(["git", "-C", str(repo), *command], check=True, env=GIT_ENV)
     runtime.home.create_scope("kb", repo=str(repo))
-    return {"scope": "kb", "id": "e1-0123456789ab"}
+    return _same({"scope": "kb", "id": "e1-0123456789ab"})
 
 
-def _search_case(runtime: Runtime, work: Path) -> dict[str, Any]:
+def _search_case(runtime: Runtime, work: Path) -> Inputs:
     runtime.home.create_scope("rules", approval_mode="auto")
     mail = {
         "kind": "mail",
@@ -93,41 +102,97 @@ def _search_case(runtime: Runtime, work: Path) -> dict[str, Any]:
             channel="cli",
         )
     # compact on every transport, so each answers the same form the direct call does
-    return {"scope": "rules", "query": "Rabatt Freigabe", "compact": True}
+    return _same({"scope": "rules", "query": "Rabatt Freigabe", "compact": True})
+
+
+def _graph_scope(runtime: Runtime) -> tuple[str, str]:
+    """A small tree in scope `tree`: the top entity, a department below it, and a folder for
+    the entities the create case makes (so the tree case keeps answering the same tree)."""
+    if "tree" not in runtime.home.scope_names():
+        runtime.home.create_scope("tree")
+        create = runtime.registry.get("graph.entity_create")
+        made = []
+        for name, parent in (("Müller & Söhne GmbH", None), ("Vertrieb Nord", 0), ("Projekte", 0)):
+            raw = {
+                "scope": "tree",
+                "type": "organisation" if parent is None else "department",
+                "name": name,
+                "parent_id": None if parent is None else made[parent],
+            }
+            out = runtime.invoke(create, raw, principal=LOCAL_OPERATOR, channel="cli")
+            made.append(out.model_dump()["entity"]["id"])
+    return "tree-e0001", "tree-e0002"
+
+
+def _resolve_case(runtime: Runtime, work: Path) -> Inputs:
+    _graph_scope(runtime)
+    return _same({"scope": "tree", "q": "Mueller Soehne"})
+
+
+def _path_case(runtime: Runtime, work: Path) -> Inputs:
+    return _same({"scope": "tree", "id": _graph_scope(runtime)[1]})
+
+
+def _tree_case(runtime: Runtime, work: Path) -> Inputs:
+    return _same({"scope": "tree", "id": _graph_scope(runtime)[0]})
+
+
+def _move_case(runtime: Runtime, work: Path) -> Inputs:
+    top, below = _graph_scope(runtime)
+    # To the parent it has: the whole path runs and answers moved: false, writing nothing.
+    return _same({"scope": "tree", "id": below, "parent_id": top})
+
+
+def _create_case(runtime: Runtime, work: Path) -> Inputs:
+    _graph_scope(runtime)
+    count = itertools.count()
+    return lambda: {
+        "scope": "tree",
+        "type": "project",
+        "parent_id": "tree-e0003",  # Projekte
+        "force": True,
+        "reason": "benchmark",
+        "name": f"Vorhaben {next(count)} Nord",
+    }
 
 
 # capability → how its one case is set up (and its input)
-CASES: dict[str, Callable[[Runtime, Path], dict[str, Any]]] = {
+CASES: dict[str, Callable[[Runtime, Path], Inputs]] = {
     "core.status": _status_case,
     "core.search": _search_case,
     "knowledge_base.record": _record_case,
+    "graph.entity_resolve": _resolve_case,
+    "graph.entity_path": _path_case,
+    "graph.entity_tree": _tree_case,
+    "graph.entity_move": _move_case,
+    "graph.entity_create": _create_case,
 }
 
 
-async def _time_mcp(client: Client, tool: str, raw: dict[str, Any], n: int) -> Timing:
+async def _time_mcp(client: Client, tool: str, inputs: Inputs, n: int) -> Timing:
     for _ in range(20):
-        await client.call_tool(tool, raw)
+        await client.call_tool(tool, inputs())
     samples = []
     for _ in range(n):
         start = time.perf_counter()
-        result = await client.call_tool(tool, raw)
+        result = await client.call_tool(tool, inputs())
         samples.append((time.perf_counter() - start) * 1000)
         assert not result.is_error, result.structured_content
     return Timing(samples)
 
 
-async def _mcp_http(url: str, token: str, tool: str, raw: dict[str, Any], n: int) -> Timing:
+async def _mcp_http(url: str, token: str, tool: str, inputs: Inputs, n: int) -> Timing:
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http_client,
         Client(streamable_http_client(url, http_client=http_client)) as client,
     ):
-        return await _time_mcp(client, tool, raw, n)
+        return await _time_mcp(client, tool, inputs, n)
 
 
-async def _mcp_stdio(home: Path, token: str, tool: str, raw: dict[str, Any], n: int) -> Timing:
+async def _mcp_stdio(home: Path, token: str, tool: str, inputs: Inputs, n: int) -> Timing:
     args = ["-m", "groundnote", "--home", str(home), "mcp", "--token", token]
     async with Client(StdioServerParameters(command=sys.executable, args=args)) as client:
-        return await _time_mcp(client, tool, raw, n)
+        return await _time_mcp(client, tool, inputs, n)
 
 
 def _http_call(client: httpx.Client, cap: Capability[Any, Any], raw: dict[str, Any]) -> None:
@@ -174,7 +239,7 @@ def main() -> None:
     _, token = create_grant(
         runtime.home.instance,
         "bench",
-        rights={"*": Right.READ},
+        rights={"*": Right.PROPOSE},
         channels=["mcp", "api", "cli"],
         org="local",
         now=runtime.home.clock.instant(),
@@ -182,11 +247,11 @@ def main() -> None:
     principal = runtime.authenticate(token)
     results: dict[str, dict[str, Timing]] = {}
     for cap in required:
-        raw = cases[cap.name]
+        inputs = cases[cap.name]
         results[cap.name] = {
             "direct": time_calls(
-                lambda cap=cap, raw=raw: runtime.invoke(
-                    cap, raw, principal=principal, channel="mcp"
+                lambda cap=cap, inputs=inputs: runtime.invoke(
+                    cap, inputs(), principal=principal, channel="mcp"
                 ),
                 args.n,
             )
@@ -210,10 +275,10 @@ def main() -> None:
                 base_url=base, headers={"Authorization": f"Bearer {token}"}
             ) as client:
                 for cap in required:
-                    raw = cases[cap.name]
+                    inputs = cases[cap.name]
                     if cap.http:
                         results[cap.name]["http"] = time_calls(
-                            lambda cap=cap, raw=raw: _http_call(client, cap, raw), args.n
+                            lambda cap=cap, inputs=inputs: _http_call(client, cap, inputs()), args.n
                         )
             for cap in required:
                 if cap.mcp:

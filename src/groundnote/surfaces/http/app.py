@@ -27,6 +27,8 @@ from groundnote.surfaces.mcp import build_server
 
 __all__ = ["create_app"]
 
+PRINCIPAL_KEY = "groundnote.principal"
+
 
 class _BearerGuard:
     """Refuses an MCP request without valid credentials before the SDK sees it."""
@@ -37,10 +39,13 @@ class _BearerGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if self.runtime.authenticate(bearer_token(headers)) is None:
+        principal = self.runtime.authenticate(bearer_token(headers))
+        if principal is None:
             response = error_response(AuthRequired("The MCP endpoint needs a bearer token."))
             await response(scope, receive, send)
             return
+        # The SDK hands each tool call this request's scope; the call reads its caller there.
+        scope[PRINCIPAL_KEY] = principal
         await self.app(scope, receive, send)
 
 
@@ -59,9 +64,9 @@ def create_app(runtime: Runtime) -> FastAPI:
         return runtime.authenticate(bearer_token(request.headers))
 
     def principal_of_mcp(ctx: ServerRequestContext[Any, Any]) -> Principal | None:
-        request = ctx.request
-        headers = getattr(request, "headers", None)
-        return runtime.authenticate(bearer_token(headers)) if headers is not None else None
+        scope = getattr(ctx.request, "scope", None) or {}
+        principal = scope.get(PRINCIPAL_KEY)
+        return principal if isinstance(principal, Principal) else None
 
     mcp_server = build_server(runtime, principal_of_mcp)
     mcp_app = mcp_server.streamable_http_app(
