@@ -209,12 +209,16 @@ class AuthConfig(_Section):
         min_length=32,
         description="HS256 secret for JWTs (hosted use); none: only API keys are accepted.",
     )
-    jwt_issuer: str | None = None
+    jwt_issuer: str | None = Field(
+        None, description="When set, a JWT must carry this `iss` claim to be accepted."
+    )
 
 
 class ServerConfig(_Section):
-    host: str = "127.0.0.1"
-    port: int = Field(8765, ge=1, le=65535)
+    host: str = Field("127.0.0.1", description="Address `serve` binds (`--host` overrides it).")
+    port: int = Field(
+        8765, ge=1, le=65535, description="Port `serve` listens on (`--port` overrides it)."
+    )
     allowed_hosts: list[str] = Field(
         default_factory=list,
         description="Extra Host headers the MCP endpoint accepts (DNS-rebinding protection).",
@@ -227,7 +231,10 @@ class Config(_Section):
         None, description="Base URL used in approval links; default: the address `serve` binds."
     )
     graph: GraphConfig = Field(default_factory=GraphConfig)
-    scopes: dict[str, ScopeSettings] = Field(default_factory=dict)
+    scopes: dict[str, ScopeSettings] = Field(
+        default_factory=dict,
+        description='Per scope name: `{"approval": "person" | "auto"}` overrides its approval mode.',
+    )
     auth: AuthConfig = Field(default_factory=AuthConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     impulses: ImpulsesConfig = Field(default_factory=ImpulsesConfig)

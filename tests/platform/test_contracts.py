@@ -64,6 +64,16 @@ def test_every_claim_names_a_test_that_exists() -> None:
         assert f"def {name}(" in source, f"{claim.name}: no test {claim.test}"
 
 
+def test_every_setting_is_documented() -> None:
+    """docs/configuration.md is generated from the fields; each must say what it means."""
+    missing = [
+        line.split("`")[1]
+        for line in (ROOT / "docs" / "configuration.md").read_text("utf-8").splitlines()
+        if line.startswith("| `") and line.rstrip().endswith("|  |")
+    ]
+    assert missing == [], f"settings without a description: {missing}"
+
+
 def test_every_error_code_is_documented() -> None:
     page = (ROOT / "docs" / "errors.md").read_text("utf-8")
     for cls in error_classes():
