@@ -7,11 +7,14 @@ import random
 from collections import Counter
 
 import pytest
+from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
 
 from groundnote.domain.errors import GroundnoteError
 from groundnote.graph.entities import Author, create_entity
 from groundnote.graph.fts import put_text
-from groundnote.graph.normalize import normalize, trigrams
+from groundnote.graph.normalize import initials, normalize, trigrams
+from groundnote.graph.resolve import recall, score_text
 from groundnote.graph.trigram import TrigramIndex, index_for
 from groundnote.runtime import Runtime
 from tests.conftest import Call
@@ -70,6 +73,96 @@ def test_similar_matches_the_reference_on_random_keys(
         key = normalize(" ".join(words) + rng.choice(["", f" {rng.randint(1, 40)}"]))
         for limit in (1, 3, 10, 50):
             assert index.similar(key, limit) == reference(texts, key, limit), (key, limit)
+
+
+@pytest.fixture
+def churned(runtime: Runtime, scope: str) -> tuple[TrigramIndex, dict[int, tuple[str, ...]]]:
+    """1,500 rows from a tiny alphabet, then 300 rewritten after the index was built: long
+    posting lists that no longer ascend, equal scores at every cut, shared counts of one."""
+    rng = random.Random(23)
+    db = runtime.home.scope_db(scope)
+    index = index_for(db)
+    texts: dict[int, tuple[str, ...]] = {}
+
+    def text() -> str:
+        words = ["".join(rng.choice("abcde") for _ in range(rng.randint(2, 6))) for _ in "ab"]
+        return " ".join(words[: rng.randint(1, 2)])
+
+    def write(seqs: list[int]) -> None:
+        with db.write() as conn:
+            for seq in seqs:
+                name, aliases = text(), [text() for _ in range(rng.randint(0, 2))]
+                put_text(conn, seq, name, aliases)
+                texts[seq] = (normalize(name), *(normalize(a) for a in aliases))
+
+    write(list(range(1, 1501)))
+    assert len(index) == 1500  # built now, so the rewrites below go through refresh
+    rewritten = rng.sample(range(1, 1501), 300)
+    write(rewritten)
+    index.refresh(rewritten)
+    return index, texts
+
+
+def test_similar_matches_the_reference_after_churn(
+    churned: tuple[TrigramIndex, dict[int, tuple[str, ...]]],
+) -> None:
+    index, texts = churned
+    rng = random.Random(29)
+    for _ in range(60):
+        key = normalize(
+            " ".join(
+                "".join(rng.choice("abcdef") for _ in range(rng.randint(1, 7)))
+                for _ in range(rng.randint(1, 3))
+            )
+        )
+        for limit in (1, 7, 50, 2000):
+            assert index.similar(key, limit) == reference(texts, key, limit), (key, limit)
+
+
+def reference_score(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
+    """Seed 000 §5.3 written out once more, every branch for every text."""
+    if text == key:
+        return (1.0, "exact") if is_name else (0.95, "alias")
+    if len(key.split()) > 1 and sorted(key.split()) == sorted(text.split()):
+        return 0.90, "tokens"
+    ratio = fuzz.ratio(key, text) / 100
+    distance = OSA.distance(key, text)
+    if distance <= 2:
+        typo = max(1 - distance / max(len(key), len(text)), ratio)
+        return (0.90 + (typo - 0.90) * 0.4 if typo > 0.90 else typo), "typo"
+    if " " not in key and 2 <= len(key) <= 6 and key.isalpha() and initials(text) == key:
+        return 0.80, "initials"
+    return min(ratio, 0.89), "similar"
+
+
+def test_score_text_matches_the_reference() -> None:
+    rng = random.Random(31)
+    words = ["ab", "abc", "nord", "nrod", "vertrieb", "vn", "bau", "mueller", "muller"]
+    for _ in range(3000):
+        key = " ".join(rng.sample(words, rng.randint(1, 3)))
+        text = " ".join(rng.sample(words, rng.randint(1, 3)))
+        for is_name in (True, False):
+            got = score_text(key, text, is_name=is_name)
+            want = reference_score(key, text, is_name=is_name)
+            assert got[1] == want[1] and got[0] == pytest.approx(want[0], abs=1e-12), (key, text)
+
+
+def test_recall_is_the_reference_recall(
+    churned: tuple[TrigramIndex, dict[int, tuple[str, ...]]],
+) -> None:
+    """The three passes of §5.2 end to end: exact + the 50 best by Jaccard + initials."""
+    index, texts = churned
+    rng = random.Random(37)
+    for _ in range(80):
+        words = ["".join(rng.choice("abcde") for _ in range(rng.randint(1, 6))) for _ in "ab"]
+        key = normalize(" ".join(words[: rng.randint(1, 2)]))
+        want = {s for s, t in texts.items() if key in t}
+        if len(key) >= 3:
+            want |= set(reference(texts, key, 50))
+        if " " not in key and 2 <= len(key) <= 6 and key.isalpha():
+            held = sorted(s for s, t in texts.items() if any(initials(x) == key for x in t))
+            want |= set(held[:100])
+        assert recall(index, key) == want, key
 
 
 def test_similar_follows_a_refresh(

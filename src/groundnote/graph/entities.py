@@ -146,20 +146,17 @@ def _literal_duplicates(
         # duplicate, including rows written earlier in this transaction.
         grams = index.rarest(key, 3) if index is not None else []
         phrases = [_phrase(g) for g in grams] if grams else [_phrase(key)]
-        rows = conn.execute(
-            "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?",
-            (" AND ".join("name : " + p for p in phrases),),
-        ).fetchall()
+        recalled = "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?"
+        match: str = " AND ".join("name : " + p for p in phrases)
     else:
-        rows = conn.execute("SELECT rowid FROM entity_fts WHERE name = ?", (key,)).fetchall()
-    seqs = [r[0] for r in rows]
-    if not seqs:
-        return []
-    marks = ",".join("?" * len(seqs))
+        recalled = "SELECT rowid FROM entity_fts WHERE name = ?"
+        match = key
+    # One statement: the recalled rowids drive the lookups by primary key.
     found = conn.execute(
         "SELECT e.seq, k.* FROM entity e JOIN entity_current k ON k.id = e.id "
-        f"WHERE e.seq IN ({marks}) AND k.type = ? AND k.parent_id IS ? AND k.status <> 'archived'",
-        (*seqs, type, parent_id),
+        f"WHERE e.seq IN ({recalled}) AND k.type = ? AND k.parent_id IS ? "
+        "AND k.status <> 'archived'",
+        (match, type, parent_id),
     ).fetchall()
     folded = name.strip().casefold()
     out = []

@@ -183,8 +183,10 @@ def create(ctx: Context, value: CreateInput) -> CreateOutput:
         if written.overridden:
             # The approval page shows which candidates the create overrode (§12).
             ctx.log.stages = {"overridden": written.overridden}
+        # Read back on the writer: the answer is exactly what commits, and the writer's page
+        # cache is warm, while a reader's is dropped after every commit.
+        entity, path = _entity(ctx, value.scope, written.id)
     fts.published(db, [written.seq])
-    entity, path = _entity(ctx, value.scope, written.id)
     return CreateOutput(entity=entity, created=True, path=path, next=_after_write(entity))
 
 

@@ -74,31 +74,45 @@ class Match:
 
 def score_text(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
     """Score one normalised text against the key; (0, "") when nothing fits."""
-    if text == key:
-        return (EXACT, "exact") if is_name else (ALIAS, "alias")
-    key_tokens, text_tokens = key.split(), text.split()
-    if len(key_tokens) > 1 and sorted(key_tokens) == sorted(text_tokens):
-        return TOKENS, "tokens"
-    ratio = fuzz.ratio(key, text) / 100
-    # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
-    distance = OSA.distance(key, text, score_cutoff=TYPO_LIMIT)
-    if distance <= TYPO_LIMIT:
-        typo = max(1 - distance / max(len(key), len(text)), ratio)
-        if typo > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
-            typo = TYPO_KNEE + (typo - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (1 - TYPO_KNEE)
-        return typo, "typo"
-    if len(key_tokens) == 1 and 2 <= len(key) <= 6 and key.isalpha() and initials(text) == key:
-        return INITIALS, "initials"
-    return min(ratio, SIMILAR_CEILING), "similar"
+    return _Key(key).score(text, is_name=is_name)
 
 
-def _best(key: str, texts: tuple[str, ...]) -> tuple[float, str]:
-    best = (0.0, "")
-    for i, text in enumerate(texts):
-        found = score_text(key, text, is_name=i == 0)
-        if found[0] > best[0]:
-            best = found
-    return best
+class _Key:
+    """A key with what every text is scored against computed once, not once per text."""
+
+    __slots__ = ("initials", "sorted_tokens", "text")
+
+    def __init__(self, key: str) -> None:
+        self.text = key
+        tokens = key.split()
+        self.sorted_tokens = sorted(tokens) if len(tokens) > 1 else None
+        self.initials = len(tokens) == 1 and 2 <= len(key) <= 6 and key.isalpha()
+
+    def score(self, text: str, *, is_name: bool) -> tuple[float, str]:
+        key = self.text
+        if text == key:
+            return (EXACT, "exact") if is_name else (ALIAS, "alias")
+        if self.sorted_tokens is not None and self.sorted_tokens == sorted(text.split()):
+            return TOKENS, "tokens"
+        ratio = fuzz.ratio(key, text) / 100
+        # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
+        distance = OSA.distance(key, text, score_cutoff=TYPO_LIMIT)
+        if distance <= TYPO_LIMIT:
+            typo = max(1 - distance / max(len(key), len(text)), ratio)
+            if typo > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
+                typo = TYPO_KNEE + (typo - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (1 - TYPO_KNEE)
+            return typo, "typo"
+        if self.initials and initials(text) == key:
+            return INITIALS, "initials"
+        return min(ratio, SIMILAR_CEILING), "similar"
+
+    def best(self, texts: tuple[str, ...]) -> tuple[float, str]:
+        best = (0.0, "")
+        for i, text in enumerate(texts):
+            found = self.score(text, is_name=i == 0)
+            if found[0] > best[0]:
+                best = found
+        return best
 
 
 def recall(index: TrigramIndex, key: str) -> set[int]:
@@ -135,8 +149,9 @@ def resolve_key(
     """
     seqs = recall(index, key) if recalled is None else recalled
     scored = []
+    scorer = _Key(key)
     for seq, texts in index.texts_of(seqs).items():
-        score, kind = _best(key, texts)
+        score, kind = scorer.best(texts)
         if score >= min_score:
             scored.append((score, kind, seq))
     scored.sort(key=lambda s: (-s[0], s[2]))

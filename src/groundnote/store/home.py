@@ -61,6 +61,9 @@ class Home:
         for subsystem in instance_subsystems:
             migrate(self.instance, subsystem.name, list(subsystem.migrations), clock.instant())
         self._scopes: dict[str, Database] = {}
+        # Found scopes only: a scope row is never changed or deleted, but another process may
+        # create one, so a miss must ask instance.db again.
+        self._infos: dict[str, ScopeInfo] = {}
         self._lock = threading.Lock()
 
     # -- the registry ------------------------------------------------------------------------
@@ -70,11 +73,16 @@ class Home:
             return [r["name"] for r in conn.execute("SELECT name FROM scope ORDER BY name")]
 
     def scope_info(self, name: str) -> ScopeInfo:
+        info = self._infos.get(name)
+        if info is not None:
+            return info
         with self.instance.read() as conn:
             row = conn.execute("SELECT * FROM scope WHERE name = ?", (name,)).fetchone()
         if row is None:
             raise scope_refusal()
-        return ScopeInfo(row["name"], row["created_at"], row["approval_mode"], row["repo"])
+        info = ScopeInfo(row["name"], row["created_at"], row["approval_mode"], row["repo"])
+        self._infos[name] = info
+        return info
 
     def create_scope(
         self, name: str, *, approval_mode: str = "person", repo: str | None = None
