@@ -18,6 +18,7 @@ from groundnote.store.gate import WriteGate
 __all__ = ["Database", "connect", "gate_for"]
 
 BUSY_TIMEOUT_MS = 30_000
+WAL_AUTOCHECKPOINT_PAGES = 4000
 
 _GATES: dict[str, WriteGate] = {}
 _GATES_LOCK = threading.Lock()
@@ -47,6 +48,10 @@ def connect(path: Path | str) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # A checkpoint runs inside the COMMIT that crosses the threshold and fsyncs; at SQLite's
+    # default of 1,000 pages that was ~0.3 ms of every small write at 100,000 entities.
+    # 4,000 pages (16 MB of WAL) checkpoints a quarter as often.
+    conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
     return conn
 
 
