@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from groundnote.config import KnowledgeConfig
+from groundnote.domain.progress import Progress
 from groundnote.knowledge import gitrepo
 from groundnote.knowledge.ledger import LedgerEntry, is_ledger_file, parse_ledger
 from groundnote.knowledge.records import Problem, Record, parse_record, record_source_class
@@ -48,8 +49,6 @@ TABLES = (
     "knowledge_meta",
 )
 
-Progress = Callable[[str, int, int], None]
-"""`progress(phase, done, total)`: phases `files`, `git`, `write`."""
 
 
 @dataclass(frozen=True)
