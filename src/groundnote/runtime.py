@@ -17,6 +17,7 @@ from groundnote.auth import Principal, authenticate
 from groundnote.capabilities import Capability, Registry
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
+from groundnote.domain.progress import Progress
 from groundnote.store import Home, Subsystem, load_migrations
 
 __all__ = [
@@ -70,10 +71,22 @@ class Runtime:
     registry: Registry
 
     def invoke(
-        self, cap: Capability[Any, Any], raw: Any, *, principal: Principal | None, channel: str
+        self,
+        cap: Capability[Any, Any],
+        raw: Any,
+        *,
+        principal: Principal | None,
+        channel: str,
+        progress: Progress | None = None,
     ) -> BaseModel:
         return self.registry.invoke(
-            self.home, self.config, cap, raw, principal=principal, channel=channel
+            self.home,
+            self.config,
+            cap,
+            raw,
+            principal=principal,
+            channel=channel,
+            progress=progress,
         )
 
     def authenticate(self, token: str | None) -> Principal | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from groundnote.auth.principal import Principal
 from groundnote.config import Config
 from groundnote.domain.clock import Clock
+from groundnote.domain.progress import Progress
 from groundnote.store.database import Database
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
@@ -31,6 +32,8 @@ class Context:
     input_sha256: str
     request_id: str
     log: OpLogEntry = field(default_factory=OpLogEntry)
+    # Long work reports through it; the command line draws a bar, other channels pass None.
+    progress: Progress | None = None
 
     @property
     def clock(self) -> Clock:

@@ -32,6 +32,7 @@ from groundnote.domain.errors import (
     from_backstop,
     scope_refusal,
 )
+from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
 from groundnote.store.oplog import write_entry
 
@@ -105,6 +106,7 @@ class Registry:
         *,
         principal: Principal | None,
         channel: str,
+        progress: Progress | None = None,
     ) -> BaseModel:
         """Call one capability; raises a GroundnoteError for every refusal."""
         ctx = Context(
@@ -115,6 +117,7 @@ class Registry:
             capability=cap,
             input_sha256=input_sha256(raw),
             request_id=uuid.uuid4().hex[:12],
+            progress=progress,
         )
         log_scope: str | None = None
         try:

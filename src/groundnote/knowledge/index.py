@@ -50,7 +50,6 @@ TABLES = (
 )
 
 
-
 @dataclass(frozen=True)
 class IndexReport:
     """What a refresh or rebuild did."""

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from groundnote import knowledge
 from groundnote.domain.errors import GroundnoteError
+from groundnote.surfaces.cli.progressbar import PhaseBars
 from groundnote.surfaces.cli.session import CliSession
 
 __all__ = ["rebuild_group"]
@@ -32,17 +32,10 @@ def rebuild_knowledge(session: CliSession, scope: str, repo: Path | None) -> Non
     runtime = session.runtime
     if repo is None and not runtime.home.scope_info(scope).repo:
         repo = Path.cwd()
-    tasks: dict[str, TaskID] = {}
-    with Progress(TextColumn("{task.description:>6}"), BarColumn(), MofNCompleteColumn()) as bar:
-
-        def progress(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done, total=total)
-
+    with PhaseBars() as bars:
         try:
             report = knowledge.rebuild(
-                runtime.home, runtime.config.knowledge, scope, repo=repo, progress=progress
+                runtime.home, runtime.config.knowledge, scope, repo=repo, progress=bars
             )
         except GroundnoteError as exc:
             Console(stderr=True).print(f"[red]{exc.code}[/red]: {exc.message}\n{exc.remedy}")

@@ -10,6 +10,7 @@ from groundnote.auth import LOCAL_OPERATOR, Principal
 from groundnote.capabilities import Capability
 from groundnote.domain.errors import AuthRequired
 from groundnote.runtime import Runtime, open_runtime
+from groundnote.surfaces.cli.progressbar import PhaseBars
 
 __all__ = ["CliSession"]
 
@@ -36,7 +37,10 @@ class CliSession:
         return principal
 
     def invoke(self, cap: Capability[Any, Any], raw: dict[str, Any]) -> dict[str, Any]:
-        out = self.runtime.invoke(cap, raw, principal=self.principal(), channel="cli")
+        with PhaseBars() as bars:
+            out = self.runtime.invoke(
+                cap, raw, principal=self.principal(), channel="cli", progress=bars
+            )
         return out.model_dump(mode="json")
 
     def close(self) -> None:
