@@ -46,7 +46,7 @@ def import_mail_command(session: CliSession, scope: str, files: tuple[Path, ...]
     click.echo(
         f"stored {report.stored}, unchanged {report.unchanged}, problems {len(report.problems)}"
     )
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     for problem in report.problems:
         where = problem.file + (f" message {problem.index}" if problem.index else "")
         err.print(f"[yellow]{where}[/yellow] {problem.message_id or ''}: {problem.problem}")
