@@ -28,6 +28,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import Timing, print_table, time_calls
+from bench.context import generate
 from groundnote.auth import LOCAL_OPERATOR, Right, create_grant
 from groundnote.capabilities import Capability
 from groundnote.runtime import Runtime, open_runtime
@@ -156,6 +157,20 @@ def _create_case(runtime: Runtime, work: Path) -> Inputs:
     }
 
 
+def _context_case(runtime: Runtime, work: Path) -> Inputs:
+    """A generated project of 1,000 documents bound to scope `content`; a concept by its id."""
+    project = work / "content"
+    project.mkdir()
+    concepts = generate(project, docs=1000, blocks=20, concepts=400)
+    runtime.home.create_scope("content")
+    for name, raw in (
+        ("context.up", {"path": str(project)}),
+        ("context.bind", {"path": str(project), "scope": "content"}),
+    ):
+        runtime.invoke(runtime.registry.get(name), raw, principal=LOCAL_OPERATOR, channel="cli")
+    return _same({"scope": "content", "term": concepts[7], "at": "2026-11-30T00:00:00Z"})
+
+
 # capability → how its one case is set up (and its input)
 CASES: dict[str, Callable[[Runtime, Path], Inputs]] = {
     "core.status": _status_case,
@@ -166,6 +181,7 @@ CASES: dict[str, Callable[[Runtime, Path], Inputs]] = {
     "graph.entity_tree": _tree_case,
     "graph.entity_move": _move_case,
     "graph.entity_create": _create_case,
+    "context.search": _context_case,
 }
 
 

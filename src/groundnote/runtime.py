@@ -33,6 +33,7 @@ INSTANCE_SUBSYSTEMS = [
     Subsystem("instance", load_migrations("groundnote.store", "instance")),
     Subsystem("auth", load_migrations("groundnote.auth", "auth")),
     impulses.SUBSYSTEM,
+    *context.INSTANCE_SUBSYSTEMS,
 ]
 SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, graph.SUBSYSTEM, knowledge.SUBSYSTEM]
 

@@ -12,9 +12,10 @@ import pytest
 from groundnote.context import query
 from groundnote.context.memgraph import MemoryGraph
 from groundnote.context.projectdb import ProjectDB, sidecar_path
-from groundnote.context.rollup import open_rollup, publish
+from groundnote.context.rollup import project_graph, rollup
 from groundnote.context.vocabulary import Scope
 from groundnote.domain.clock import FixedClock
+from groundnote.runtime import open_runtime
 from tests.context.graph_fixture import ALPHA, BETA, SHARED_KEY, alpha, beta, load_fixture
 
 ACME = Scope(workspace="acme")
@@ -30,15 +31,16 @@ def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         store.close()
         return
     if request.param == "rollup":
-        # Each project in its own store, both published into one home's rollup.
-        rollup = open_rollup(tmp_path / "home", CLOCK)
+        # Each project in its own store, both published into one home's instance store.
+        runtime = open_runtime(tmp_path / "home", clock=CLOCK, environ={})
+        published = rollup(runtime.home.instance)
         for scope, build in ((ALPHA, alpha), (BETA, beta)):
             project = ProjectDB.open(tmp_path / scope.project, CLOCK)
             project.graph.replace_scope(scope, *build())
-            publish(project, scope, rollup)
+            published.replace_scope(scope, *project_graph(project, scope))
             project.close()
-        yield rollup
-        rollup.db.close()
+        yield published
+        runtime.close()
         return
     memory = MemoryGraph()
     load_fixture(memory)

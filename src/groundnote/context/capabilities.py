@@ -1,11 +1,15 @@
-"""The context capabilities: `context.up`, `status`, `commit` and `publish` (CLI), and the
-registry's list of every context capability (`search` and `occurrences` live in search.py).
+"""The context capabilities on a project's directory: `up`, `status`, `commit`, `publish`,
+`bind` and `unbind` (command line only); `projects` lists the bindings on every surface; and
+the registry's list of every context capability (`search` and `occurrences` live in search.py).
 
-Each takes the content project's directory as `path`; the project store is the project's own
-file (`.groundnote/work/store.db`), not a scope file, so none names a scope.
+The directory commands take the content project's directory as `path`: the project store is
+the project's own file (`.groundnote/work/store.db`), not a scope file. Agents reach a project
+through the scope it is bound to.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -15,22 +19,31 @@ from groundnote.capabilities import (
     Capability,
     CliExposure,
     Context,
+    HttpExposure,
+    McpExposure,
     Policies,
 )
+from groundnote.context.bindings import bind, bindings, record_published, unbind
 from groundnote.context.commit import commit
 from groundnote.context.converge import Change, plan, up
 from groundnote.context.materialize import project_scope
 from groundnote.context.presence import has_table
-from groundnote.context.projectarg import PROJECT_PATH, locale_warnings, populated, project_dir
+from groundnote.context.projectarg import (
+    PROJECT_PATH,
+    bound_here,
+    locale_warnings,
+    populated,
+    project_dir,
+)
 from groundnote.context.projectdb import ProjectDB, store_path
 from groundnote.context.recipe import load_recipe
-from groundnote.context.rollup import open_rollup, publish, rollup_path
+from groundnote.context.rollup import project_graph, rollup
 from groundnote.context.search import OCCURRENCES, SEARCH
 from groundnote.context.sources import STATE_DIR, shard_name
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.store.inspect import ledger_versions, table_counts
 
-__all__ = ["CAPABILITIES", "COMMIT", "PUBLISH", "STATUS", "UP"]
+__all__ = ["BIND", "CAPABILITIES", "COMMIT", "PROJECTS", "PUBLISH", "STATUS", "UNBIND", "UP"]
 
 
 class SubsystemChange(BaseModel):
@@ -109,7 +122,7 @@ UP: Capability[UpInput, UpOutput] = Capability(
         "again to rebuild it; only unit state staged since the last commit is lost."
     ),
     handler=run_up,
-    cli=CliExposure(("context", "up")),
+    cli=CliExposure(("context", "up"), arguments=("path",)),
     annotations=Annotations(read_only=False, idempotent=True),
     policies=Policies(benchmark="required"),
 )
@@ -189,7 +202,7 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
         "by a non-canonical locale. Creates nothing."
     ),
     handler=run_status,
-    cli=CliExposure(("context", "status")),
+    cli=CliExposure(("context", "status"), arguments=("path",)),
     annotations=Annotations(read_only=True, idempotent=True),
 )
 
@@ -229,7 +242,7 @@ COMMIT: Capability[CommitInput, CommitOutput] = Capability(
         "shards with the content afterwards."
     ),
     handler=run_commit,
-    cli=CliExposure(("context", "commit")),
+    cli=CliExposure(("context", "commit"), arguments=("path",)),
     annotations=Annotations(read_only=False, idempotent=True),
 )
 
@@ -243,24 +256,30 @@ class PublishInput(StrictModel):
 
 class PublishOutput(BaseModel):
     project: str
+    scope: str = Field(description="The scope the project is bound to; its readers see it.")
     nodes: int = Field(description="Nodes of the project now in the rollup.")
     edges: int = Field(description="Edges of the project now in the rollup.")
-    rollup: str = Field(description="The rollup store of this home.")
     next: list[Next] = Field(default_factory=list, max_length=3)
 
 
 def run_publish(ctx: Context, value: PublishInput) -> PublishOutput:
     folder = project_dir(value.path)
-    recipe = load_recipe(folder)
+    binding = bound_here(ctx, folder)
+    scope = project_scope(load_recipe(folder))
     store = populated(folder)
-    rollup = open_rollup(ctx.home.path, ctx.clock)
     try:
-        nodes, edges = publish(store, project_scope(recipe), rollup)
+        nodes, edges = project_graph(store, scope)
     finally:
         store.close()
-        rollup.db.close()
+    at = ctx.clock.instant()
+    record_published(ctx.home.instance, scope, binding, at=at, nodes=len(nodes), edges=len(edges))
+    rollup(ctx.home.instance).replace_scope(scope, nodes, edges)
     return PublishOutput(
-        project=recipe.project, nodes=nodes, edges=edges, rollup=str(rollup_path(ctx.home.path))
+        project=binding.project,
+        scope=binding.scope,
+        nodes=len(nodes),
+        edges=len(edges),
+        next=[Next(tool="context_search", why="count a term across the published projects")],
     )
 
 
@@ -271,13 +290,159 @@ PUBLISH: Capability[PublishInput, PublishOutput] = Capability(
     input=PublishInput,
     output=PublishOutput,
     description=(
-        "Copy a content project's context graph into this home's rollup, replacing what the "
-        "project published before, so questions such as which projects use a concept span "
-        "every published project. Run `groundnote context up` first."
+        "Copy a bound content project's context graph into this home's rollup, replacing what "
+        "the project published before, so questions such as which projects use a concept span "
+        "every published project a reader's grant reaches. Run `groundnote context up` first."
     ),
     handler=run_publish,
-    cli=CliExposure(("context", "publish")),
+    cli=CliExposure(("context", "publish"), arguments=("path",)),
     annotations=Annotations(read_only=False, idempotent=True),
 )
 
-CAPABILITIES: list[Capability] = [UP, STATUS, COMMIT, PUBLISH, SEARCH, OCCURRENCES]  # type: ignore[type-arg]
+# -- bind, unbind, projects ----------------------------------------------------------------
+
+
+class BindInput(StrictModel):
+    path: str = PROJECT_PATH
+    scope: str = Field(description="The scope whose readers may search the project.")
+    project: str | None = Field(
+        None, description="The name agents use for it; default: the recipe's project name."
+    )
+
+
+class BoundProject(BaseModel):
+    scope: str
+    project: str
+    path: str = Field(description="The project's directory on the server.")
+    present: bool = Field(
+        description="False when its store holds no blocks: run `groundnote context up PATH`."
+    )
+
+
+class BindOutput(BaseModel):
+    bound: BoundProject
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def _bound(scope: str, project: str, folder: Path) -> BoundProject:
+    store = ProjectDB.peek(folder)
+    present = store is not None and not store.store_missing()
+    if store is not None:
+        store.close()
+    return BoundProject(scope=scope, project=project, path=str(folder), present=present)
+
+
+def run_bind(ctx: Context, value: BindInput) -> BindOutput:
+    folder = project_dir(value.path)
+    name = value.project or load_recipe(folder).project
+    binding = bind(
+        ctx.home.instance, value.scope, name, folder, at=ctx.clock.instant(), by=ctx.actor
+    )
+    return BindOutput(
+        bound=_bound(binding.scope, binding.project, binding.path),
+        next=[Next(tool="context_search", why="agents of the scope can now search the project")],
+    )
+
+
+BIND: Capability[BindInput, BindOutput] = Capability(
+    name="context.bind",
+    kind="command",
+    right=Right.PROPOSE,
+    input=BindInput,
+    output=BindOutput,
+    description=(
+        "Bind a content project's directory to a scope, so that whoever may read the scope can "
+        "search the project by the scope's name and never by a path. A directory is bound once; "
+        "binding it again the same way changes nothing."
+    ),
+    handler=run_bind,
+    cli=CliExposure(("context", "bind"), arguments=("path",)),
+    annotations=Annotations(read_only=False, idempotent=True),
+)
+
+
+class UnbindInput(StrictModel):
+    project: str = Field(description="The bound project's name, as `context projects` lists it.")
+    scope: str = Field(description="The scope it is bound to.")
+
+
+class UnbindOutput(BaseModel):
+    unbound: str = Field(description="The directory no longer served.")
+    unpublished: int = Field(description="Graph scopes of the project removed from the rollup.")
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def run_unbind(ctx: Context, value: UnbindInput) -> UnbindOutput:
+    binding, published = unbind(ctx.home.instance, value.scope, value.project)
+    for scope in published:
+        rollup(ctx.home.instance).replace_scope(scope, [], [])
+    return UnbindOutput(unbound=str(binding.path), unpublished=len(published))
+
+
+UNBIND: Capability[UnbindInput, UnbindOutput] = Capability(
+    name="context.unbind",
+    kind="command",
+    right=Right.PROPOSE,
+    input=UnbindInput,
+    output=UnbindOutput,
+    description=(
+        "Stop serving a content project through its scope and remove what it published from "
+        "the rollup. The project's directory and its store are left as they are."
+    ),
+    handler=run_unbind,
+    cli=CliExposure(("context", "unbind"), arguments=("project",)),
+    annotations=Annotations(read_only=False, destructive=True, idempotent=False),
+)
+
+
+class ProjectsInput(StrictModel):
+    scope: str | None = Field(
+        None, description="Only this scope's projects; omitted: every scope your grant may read."
+    )
+
+
+class ProjectsOutput(BaseModel):
+    projects: list[BoundProject]
+    next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+def run_projects(ctx: Context, value: ProjectsInput) -> ProjectsOutput:
+    assert ctx.principal is not None
+    scopes = (
+        [value.scope]
+        if value.scope is not None
+        else ctx.principal.readable_scopes(ctx.home.scope_names())
+    )
+    found = [_bound(b.scope, b.project, b.path) for b in bindings(ctx.home.instance, scopes)]
+    steps = [Next(tool="context_search", why="how a term is used in one of them")]
+    return ProjectsOutput(projects=found, next=steps if found else [])
+
+
+PROJECTS: Capability[ProjectsInput, ProjectsOutput] = Capability(
+    name="context.projects",
+    kind="query",
+    right=Right.READ,
+    input=ProjectsInput,
+    output=ProjectsOutput,
+    description=(
+        "List the content projects bound to the scopes your grant may read, with whether each "
+        "store holds blocks. Name one by scope and project in context_search."
+    ),
+    handler=run_projects,
+    mcp=McpExposure("context_projects"),
+    http=HttpExposure("GET", "/v1/context/projects"),
+    cli=CliExposure(("context", "projects")),
+    annotations=Annotations(read_only=True, idempotent=True),
+)
+
+CAPABILITIES: list[Capability] = [  # type: ignore[type-arg]
+    UP,
+    STATUS,
+    COMMIT,
+    PUBLISH,
+    BIND,
+    UNBIND,
+    PROJECTS,
+    SEARCH,
+    OCCURRENCES,
+]

@@ -1,4 +1,9 @@
-"""What every context capability shares: the project directory argument and its checks."""
+"""What every context capability shares: how a call names its content project.
+
+The command line names a directory (`groundnote context up [PATH]`); an agent names a scope
+and, when the scope holds several, a bound project (`groundnote context bind PATH --scope S`),
+never a directory, so no call over MCP or HTTP reaches a folder the operator did not bind.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,38 @@ from pathlib import Path
 
 from pydantic import Field
 
+from groundnote.capabilities import Context
+from groundnote.context.bindings import Binding, binding_at, bindings
 from groundnote.context.projectdb import NonCanonicalLocale, ProjectDB
 from groundnote.context.recipe import RECIPE_FILE
-from groundnote.domain.errors import NotFound, ValidationFailed
+from groundnote.domain.errors import NotFound, RightMissing, ValidationFailed, scope_refusal
 
-__all__ = ["AS_OF", "PROJECT_PATH", "locale_warnings", "populated", "project_dir"]
+__all__ = [
+    "AS_OF",
+    "PROJECT_NAME",
+    "PROJECT_PATH",
+    "SCOPE",
+    "bound_here",
+    "locale_warnings",
+    "populated",
+    "project_dir",
+    "served",
+]
 
 AS_OF = "Counts are as of the last extraction (`groundnote context up`), not of the working tree."
 PROJECT_PATH = Field(
     ".", description=f"The content project's directory, the one holding {RECIPE_FILE}."
+)
+SCOPE = Field(
+    None,
+    description="The scope the content project is bound to. Omitted: the one scope your grant "
+    "may read that has content projects bound; on the command line, the project in the "
+    "current directory comes first.",
+)
+PROJECT_NAME = Field(
+    None,
+    description="The bound project's name, as context_projects lists it. Omitted: the one "
+    "project bound to the scope (refused, with the choices, when there are several).",
 )
 
 
@@ -27,6 +55,54 @@ def project_dir(path: str) -> Path:
             key="path",
         )
     return folder
+
+
+def served(ctx: Context, scope: str | None, project: str | None) -> Path:
+    """The directory of the project a call names by scope and project name."""
+    if scope is None and project is None and ctx.channel == "cli":
+        here = Path.cwd()
+        if (here / RECIPE_FILE).is_file():
+            return here  # the command line reads the project it stands in
+    if scope is not None:
+        scopes = [scope]  # the registry has checked the right on it
+    else:
+        assert ctx.principal is not None
+        scopes = ctx.principal.readable_scopes(ctx.home.scope_names())
+    found = [b for b in bindings(ctx.home.instance, scopes) if project in (None, b.project)]
+    if len(found) == 1:
+        return found[0].path
+    where = f"scope {scope!r}" if scope is not None else "the scopes your grant may read"
+    if not found:
+        named = f"named {project!r} " if project is not None else ""
+        raise NotFound(
+            f"No content project {named}is bound to {where}.",
+            remedy="An operator binds one with `groundnote context bind PATH --scope NAME`; "
+            "context_projects lists what is bound.",
+        )
+    raise ValidationFailed(
+        f"Name the project: {len(found)} content projects are bound to {where}.",
+        remedy="Pass `scope` and `project`, one of the candidates (scope/project).",
+        candidates=[f"{b.scope}/{b.project}" for b in found],
+    )
+
+
+def bound_here(ctx: Context, folder: Path) -> Binding:
+    """The binding of a directory the command line names, with the caller's right on its scope."""
+    binding = binding_at(ctx.home.instance, folder)
+    if binding is None:
+        raise NotFound(
+            f"{folder} is bound to no scope.",
+            remedy=f"Bind it first: `groundnote context bind {folder} --scope NAME`.",
+        )
+    right = ctx.principal.right_on(binding.scope) if ctx.principal else None
+    if right is None:
+        raise scope_refusal()
+    if right < ctx.capability.right:
+        raise RightMissing(
+            f"{ctx.capability.name} needs the {ctx.capability.right.label} right on scope "
+            f"{binding.scope!r}; your grant has {right.label}."
+        )
+    return binding
 
 
 def locale_warnings(report: list[NonCanonicalLocale]) -> list[str]:
@@ -52,6 +128,6 @@ def populated(folder: Path) -> ProjectDB:
             store.close()
         raise NotFound(
             "The project store holds no blocks yet.",
-            remedy=f"Run `groundnote context up --path {folder}` first, then ask again.",
+            remedy=f"Run `groundnote context up {folder}` first, then ask again.",
         )
     return store

@@ -1,42 +1,39 @@
-"""The rollup: many projects' graphs in one store, the hosted question asked locally.
+"""The rollup: many projects' graphs in the instance store, the hosted question asked locally.
 
-`groundnote context publish` copies a project's graph into the home's rollup store
-(`<home>/context/rollup.db`), replacing that project's scope and sharing the vocabulary, so
-"which projects use this concept" spans every published project. The query shapes are the
-same functions over it, with the dimensions free.
+`groundnote context publish` copies a bound project's graph into the rollup tables of
+`instance.db`, replacing that project's graph scope and sharing the vocabulary, so "which
+projects use this concept" spans every published project. The query shapes are the same
+functions over it, with the dimensions free; `bindings.published_scopes` says which of its
+graph scopes a caller may read.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
 
 from groundnote.context import graphstore
 from groundnote.context.graphstore import GraphStore
-from groundnote.context.projectdb import ProjectDB, open_database
-from groundnote.context.vocabulary import Scope
-from groundnote.domain.clock import Clock
-from groundnote.store import migrate
+from groundnote.context.projectdb import ProjectDB
+from groundnote.context.vocabulary import Edge, Node, Scope
+from groundnote.store import Database
+from groundnote.store.home import Subsystem
 
-__all__ = ["open_rollup", "publish", "rollup_path"]
+__all__ = ["SUBSYSTEM", "project_graph", "rollup"]
 
-
-def rollup_path(home: Path) -> Path:
-    return home / "context" / "rollup.db"
-
-
-def open_rollup(home: Path, clock: Clock) -> GraphStore:
-    path = rollup_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    db = open_database(path)
-    sub = graphstore.SUBSYSTEM
-    migrate(db, sub.name, list(sub.migrations), clock.instant())
-    return GraphStore(db)
+# The project store's graph tables, under a ledger of their own in instance.db.
+SUBSYSTEM = Subsystem(
+    "context_rollup",
+    [replace(m, subsystem="context_rollup") for m in graphstore.SUBSYSTEM.migrations],
+)
 
 
-def publish(store: ProjectDB, scope: Scope, rollup: GraphStore) -> tuple[int, int]:
-    """Replace the project's scope in the rollup with its current graph; (nodes, edges)."""
+def rollup(instance: Database) -> GraphStore:
+    return GraphStore(instance)
+
+
+def project_graph(store: ProjectDB, scope: Scope) -> tuple[list[Node], list[Edge]]:
+    """The nodes and edges `publish` copies: the project's own and the vocabulary they use."""
     nodes = [n for n in store.graph.all_nodes() if n.scope in (scope, scope.vocabulary)]
     ids = {n.id for n in nodes}
     edges = [e for e in store.graph.all_edges() if e.src in ids]
-    rollup.replace_scope(scope, nodes, edges)
-    return len(nodes), len(edges)
+    return nodes, edges

@@ -10,16 +10,18 @@ from groundnote.capabilities import (
     Capability,
     CliExposure,
     Context,
+    HttpExposure,
+    McpExposure,
     Policies,
 )
 from groundnote.context import query
-from groundnote.context.graphstore import GraphStore
+from groundnote.context.bindings import published_scopes
 from groundnote.context.locales import SOURCE, Locale, is_canonical
 from groundnote.context.occurrence import find
-from groundnote.context.projectarg import AS_OF, PROJECT_PATH, populated, project_dir
-from groundnote.context.projectdb import ProjectDB, open_database
+from groundnote.context.projectarg import AS_OF, PROJECT_NAME, SCOPE, populated, served
+from groundnote.context.projectdb import ProjectDB
 from groundnote.context.recipe import Recipe, load_recipe
-from groundnote.context.rollup import rollup_path
+from groundnote.context.rollup import rollup
 from groundnote.context.vocabulary import Scope
 from groundnote.context.window import Instant
 from groundnote.domain.errors import NotFound, ValidationFailed
@@ -31,7 +33,8 @@ __all__ = ["OCCURRENCES", "SEARCH"]
 
 
 class SearchInput(StrictModel):
-    path: str = PROJECT_PATH
+    scope: str | None = SCOPE
+    project: str | None = PROJECT_NAME
     term: str = Field(min_length=1, description="A term in any locale, or a concept id.")
     at: Instant | None = Field(
         None, description="The instant the standing is asked for (default: now)."
@@ -42,7 +45,7 @@ class SearchInput(StrictModel):
     rollup: bool = Field(
         False,
         description="Count across every project published to this home's rollup "
-        "(`groundnote context publish`), not only this one.",
+        "(`groundnote context publish`) from the scopes your grant may read, not only this one.",
     )
 
 
@@ -100,7 +103,7 @@ class SearchOutput(BaseModel):
 
 
 def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
-    folder = project_dir(value.path)
+    folder = served(ctx, value.scope, value.project)
     if (value.profile is None) != (value.channel is None):
         raise ValidationFailed(
             "profile and channel name one coordinate together; give both or neither.",
@@ -109,9 +112,9 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
     at = value.at or ctx.clock.instant()
     recipe = load_recipe(folder)
     store = populated(folder)
-    rollup = _rollup(ctx) if value.rollup else None
-    graph: query.GraphReader = rollup if rollup is not None else store.graph
     try:
+        graph, views = _graph(ctx, store, recipe) if value.rollup else (store.graph, None)
+        views = views or [Scope(recipe.workspace)]
         wanted = value.term.casefold()
         concepts = [
             c.id
@@ -121,8 +124,8 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
         found = [
             ConceptUse(
                 concept=concept,
-                projects=_projects(graph, concept, at, value.market),
-                passages=_passages(graph, store, concept, recipe),
+                projects=_projects(graph, concept, views, at, value.market),
+                passages=_passages(graph, store, concept, recipe, views),
             )
             for concept in concepts
         ]
@@ -130,14 +133,13 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
         if value.profile is not None and value.channel is not None:
             governed = [
                 f"{n.scope.project}:{n.local}" if value.rollup else n.local
+                for view in views
                 for n in query.collections_at_coordinate(
-                    graph, value.profile, value.channel, Scope(recipe.workspace), at=at
+                    graph, value.profile, value.channel, view, at=at
                 )
             ]
     finally:
         store.close()
-        if rollup is not None:
-            rollup.db.close()
     if not concepts:
         raise NotFound(
             f"No concept of the terms source has the term or id {value.term!r}.",
@@ -151,26 +153,31 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
         concepts=found,
         governed=governed,
         as_of=AS_OF,
+        next=[Next(tool="context_occurrences", why="each use with its document and position")],
     )
 
 
-def _rollup(ctx: Context) -> GraphStore:
-    path = rollup_path(ctx.home.path)
-    if not path.is_file():
+def _graph(ctx: Context, store: ProjectDB, recipe: Recipe) -> tuple[query.GraphReader, list[Scope]]:
+    """The rollup, and the graph scopes in it the caller may read: those published by projects
+    bound to the scopes its grant reaches."""
+    assert ctx.principal is not None
+    readable = ctx.principal.readable_scopes(ctx.home.scope_names())
+    views = published_scopes(ctx.home.instance, readable)
+    if not views:
         raise NotFound(
-            "Nothing has been published to this home's rollup yet.",
-            remedy="Run `groundnote context publish --path <project>` for each project first.",
+            "No project of a scope your grant may read has been published to the rollup.",
+            remedy="Run `groundnote context publish PATH` for each bound project first.",
         )
-    return GraphStore(open_database(path))
+    return rollup(ctx.home.instance), views
 
 
 def _passages(
-    graph: query.GraphReader, store: ProjectDB, concept: str, recipe: Recipe
+    graph: query.GraphReader, store: ProjectDB, concept: str, recipe: Recipe, views: list[Scope]
 ) -> list[Passage]:
     """Where the uses sit, read from this project's block cache by the content key each edge
     names; another project's block, or one the cache no longer holds, costs the text only."""
     passages = []
-    for use in query.uses(graph, concept, Scope(recipe.workspace))[:3]:
+    for use in [u for view in views for u in query.uses(graph, concept, view)][:3]:
         text = None
         if use.project == recipe.project:
             locale = SOURCE if use.locale == recipe.source_locale else use.locale
@@ -188,14 +195,18 @@ def _passages(
 
 
 def _projects(
-    graph: query.GraphReader, concept: str, at: str, market: str | None
+    graph: query.GraphReader, concept: str, views: list[Scope], at: str, market: str | None
 ) -> list[ProjectUse]:
-    everywhere = Scope()
     per_collection: dict[tuple[str, str], dict[str, int]] = {}
-    for use in query.uses(graph, concept, everywhere):
+    for use in (u for view in views for u in query.uses(graph, concept, view)):
         bucket = per_collection.setdefault((use.project, use.stream), {})
         for label in use.collections:
             bucket[label] = bucket.get(label, 0) + use.count
+    usage = [
+        p
+        for view in views
+        for p in query.uses_by_project(graph, concept, view, at=at, market=market)
+    ]
     return [
         ProjectUse(
             project=p.project,
@@ -212,7 +223,7 @@ def _projects(
                 for label, n in sorted(per_collection.get((p.project, p.stream), {}).items())
             ],
         )
-        for p in query.uses_by_project(graph, concept, everywhere, at=at, market=market)
+        for p in usage
     ]
 
 
@@ -225,13 +236,15 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
     description=(
         "Find how a term is used in a content project: for each concept holding it, the "
         "uses per project and collection, in which words, and how each word stands at an "
-        "instant and market (preferred, admitted, deprecated, forbidden). Counts are as of "
-        "the last extraction (`groundnote context up`)."
+        "instant and market (preferred, admitted, deprecated, forbidden), and which "
+        "collections a coordinate (profile, channel) governs then. The project is named by its "
+        "scope (context_projects lists them). Counts are as of the last extraction "
+        "(`groundnote context up`)."
     ),
     handler=run_search,
-    # The input names a project directory; until projects are bound to scopes (as knowledge
-    # checkouts are), only the command line, which holds the files anyway, may name one.
-    cli=CliExposure(("context", "search")),
+    mcp=McpExposure("context_search"),
+    http=HttpExposure("GET", "/v1/context/search"),
+    cli=CliExposure(("context", "search"), arguments=("term",)),
     annotations=Annotations(read_only=True, idempotent=True),
     policies=Policies(benchmark="required"),
 )
@@ -242,7 +255,8 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
 
 class OccurrencesInput(StrictModel):
     term: str = Field(min_length=1, description="The exact term text (whole word or phrase).")
-    path: str = PROJECT_PATH
+    scope: str | None = SCOPE
+    project: str | None = PROJECT_NAME
     locale: Locale | None = Field(
         None, description="Only this locale (BCP-47); omitted: the source and every target."
     )
@@ -265,7 +279,7 @@ class OccurrencesOutput(BaseModel):
 
 
 def run_occurrences(ctx: Context, value: OccurrencesInput) -> OccurrencesOutput:
-    folder = project_dir(value.path)
+    folder = served(ctx, value.scope, value.project)
     recipe = load_recipe(folder)
     store = populated(folder)
     try:
@@ -316,6 +330,8 @@ OCCURRENCES: Capability[OccurrencesInput, OccurrencesOutput] = Capability(
         "`groundnote context up`. For usage counts and standing use context_search."
     ),
     handler=run_occurrences,
+    mcp=McpExposure("context_occurrences"),
+    http=HttpExposure("GET", "/v1/context/occurrences"),
     cli=CliExposure(("terms", "occurrences"), arguments=("term",)),
     annotations=Annotations(read_only=True, idempotent=True),
 )

@@ -1,4 +1,9 @@
-"""The home: `groundnote.json`, `instance.db`, `scopes/<scope>.db`, `work/` (free to delete).
+"""The home: `groundnote.json`, `instance.db`, `scopes/<scope>.db`, `work/cache/` (free to
+delete).
+
+`work/` follows a content project's layout (`.groundnote/work/`), so a home kept in a content
+project's `.groundnote` shares the folder with the project's store without a clash: there, as
+here, only `work/cache/` is free to delete; `work/store.db` holds staged unit state.
 
 The home knows the layout and the scope registry; which subsystems live in which file is
 handed in by the composition root (`groundnote.runtime`), so the store imports no subsystem.
@@ -55,7 +60,7 @@ class Home:
         self.path = path
         self.clock = clock
         self.scope_subsystems = list(scope_subsystems)
-        for folder in (path, path / "scopes", path / "work"):
+        for folder in (path, path / "scopes", path / "work" / "cache"):
             folder.mkdir(parents=True, exist_ok=True)
         self.instance = Database(path / "instance.db")
         for subsystem in instance_subsystems:
