@@ -300,3 +300,15 @@ def test_surfaces_derive_from_the_declarations(runtime: Runtime) -> None:
         cap = runtime.registry.get(f"context.{name}")
         assert runtime.registry.by_tool(tool) is cap and cap.http is not None
         assert "path" not in cap.input.model_fields and "scope" in cap.input.model_fields
+
+
+def test_search_counts_in_a_project_that_names_its_workspace(
+    call: Call, project: Path, bound: str
+) -> None:
+    recipe = project / "groundnote-context.yaml"
+    recipe.write_text("workspace: acme\n" + recipe.read_text())
+    call("context.up", channel="cli", path=str(project))
+    out = call("context.search", scope=bound, term="email")
+    [usage] = out["concepts"][0]["projects"]
+    assert (usage["project"], usage["count"]) == ("docs-site", 5)
+    assert out["concepts"][0]["passages"]
