@@ -90,6 +90,14 @@ class Runtime:
             progress=progress,
         )
 
+    def warm(self, scopes: list[str] | None = None) -> None:
+        """Build what a scope's first calls would otherwise wait for: its resolve index.
+
+        Servers call it on a background thread at start; `scopes` limits it to a grant's.
+        """
+        for scope in scopes if scopes is not None else self.home.scope_names():
+            graph.warm_resolve(self.home.scope_db(scope))
+
     def authenticate(self, token: str | None) -> Principal | None:
         return authenticate(self.home.instance, token, self.config.auth, self.home.clock.instant())
 

@@ -62,6 +62,15 @@ class TrigramIndex:
             conn.close()
         self._built = True
 
+    @property
+    def built(self) -> bool:
+        return self._built
+
+    def warm(self) -> None:
+        """Read everything committed now, so that the first resolve does not wait for it."""
+        with self._lock:
+            self._ensure_built()
+
     def refresh(self, seqs: Iterable[int]) -> None:
         """Re-read these entities from the committed entity_fts; call after the commit."""
         wanted = sorted(set(seqs))

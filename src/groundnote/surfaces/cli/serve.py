@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,7 @@ def serve_command(session: CliSession, host: str | None, port: int | None) -> No
             "\nThe operator token was shown at the first start. For a new one: "
             "groundnote grant create NAME --scope demo:propose --channel mcp,api"
         )
+    threading.Thread(target=runtime.warm, name="warm", daemon=True).start()
     uvicorn.run(create_app(runtime), host=host, port=port, log_level="warning")
 
 
@@ -106,6 +108,8 @@ def mcp_command(session: CliSession, token: str | None) -> None:
         )
         sys.exit(2)
     server = build_server(runtime, lambda _ctx: principal)
+    readable = principal.readable_scopes(runtime.home.scope_names())
+    threading.Thread(target=runtime.warm, args=(readable,), name="warm", daemon=True).start()
 
     async def run() -> None:
         async with stdio_server() as (read, write):
