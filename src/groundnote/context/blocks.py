@@ -26,6 +26,7 @@ __all__ = [
     "Document",
     "content_key",
     "discover",
+    "document_key",
     "fingerprint",
     "glob_regex",
     "normalise",
@@ -62,7 +63,11 @@ def normalise(text: str) -> str:
 
 
 def content_key(text: str) -> str:
-    return hashlib.sha256(normalise(text).encode()).hexdigest()[:32]
+    return _digest(normalise(text))
+
+
+def _digest(normalised: str) -> str:
+    return hashlib.sha256(normalised.encode()).hexdigest()[:32]
 
 
 def split_blocks(body: str) -> list[tuple[str | None, str]]:
@@ -176,12 +181,30 @@ def fingerprint(project_dir: Path, rel: str, collections: tuple[str, ...]) -> st
     return digest.hexdigest()[:32] + "|" + ",".join(collections)
 
 
-def parse_document(project_dir: Path, rel: str, collections: tuple[str, ...]) -> Document:
-    source_file = project_dir / rel
-    post = _read(source_file)
+def document_key(project_dir: Path, rel: str) -> str:
+    """A document's durable key alone, without splitting it: what `up` checks for clashes
+    before it writes any document."""
+    return _key(_read(project_dir / rel), project_dir, rel)
+
+
+def _key(post: frontmatter.Post, project_dir: Path, rel: str) -> str:
+    """Frontmatter `key:`, else the path."""
     key = post.metadata.get("key", rel)
     if not isinstance(key, str) or not key.strip():
-        raise source_error(source_file, "key", "the document key must be non-empty text")
+        raise source_error(project_dir / rel, "key", "the document key must be non-empty text")
+    return key.strip()
+
+
+def parse_document(
+    project_dir: Path, rel: str, collections: tuple[str, ...], digest: str | None = None
+) -> Document:
+    """Split a document and its targets into blocks.
+
+    `digest` is the document's fingerprint when the caller took it before reading: one taken
+    after reading could describe a file edited meanwhile, and the edit would never be parsed.
+    """
+    post = _read(project_dir / rel)
+    key = _key(post, project_dir, rel)
     targets = [
         (locale, [normalise(t) for _, t in split_blocks(_read(file).content)])
         for locale, file in target_files(project_dir, rel)
@@ -190,7 +213,7 @@ def parse_document(project_dir: Path, rel: str, collections: tuple[str, ...]) ->
     seen: dict[str, int] = {}
     for position, (anchor, raw) in enumerate(split_blocks(post.content)):
         text = normalise(raw)
-        ckey = content_key(text)
+        ckey = _digest(text)
         unit = anchor or f"u{ckey[:12]}"
         seen[unit] = seen.get(unit, 0) + 1
         if seen[unit] > 1:  # the same wording twice in one document
@@ -201,8 +224,8 @@ def parse_document(project_dir: Path, rel: str, collections: tuple[str, ...]) ->
         blocks.append(Block(unit=unit, content_key=ckey, text=text, targets=overlays))
     return Document(
         path=rel,
-        key=key.strip(),
+        key=key,
         collections=collections,
-        fingerprint=fingerprint(project_dir, rel, collections),
+        fingerprint=digest or fingerprint(project_dir, rel, collections),
         blocks=tuple(blocks),
     )

@@ -13,16 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundnote.context.blocks import discover, fingerprint, parse_document
-from groundnote.context.materialize import build_graph, project_scope, source_digest
+from groundnote.context.blocks import discover, document_key, fingerprint, parse_document
+from groundnote.context.materialize import materialize, project_scope
 from groundnote.context.projectdb import NonCanonicalLocale, ProjectDB
 from groundnote.context.recipe import RECIPE_FILE, Recipe, load_recipe
 from groundnote.context.seeds import MemoryEntry, VoiceProfile, load_memory, load_voices
 from groundnote.context.sourcefile import source_error
 from groundnote.context.sources import StateRecord, TermsSource, load_state, load_terms
 from groundnote.domain.clock import Clock
+from groundnote.domain.progress import Progress
 
 __all__ = ["Change", "Sources", "UpResult", "plan", "read_sources", "up"]
+
+# Documents parsed and written per write transaction: few enough that neither memory nor
+# the write gate holds a whole project, many enough that a transaction's cost is spread.
+DOCUMENTS_PER_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -131,26 +136,30 @@ def plan(project_dir: Path) -> tuple[list[Change], list[NonCanonicalLocale]]:
     return changes, report
 
 
-def up(project_dir: Path, clock: Clock) -> UpResult:
-    """Converge the store; returns what changed and what the store now holds."""
+def up(project_dir: Path, clock: Clock, *, progress: Progress | None = None) -> UpResult:
+    """Converge the store; returns what changed and what the store now holds.
+
+    `progress` hears the phase "documents" (changed documents written of all changed),
+    then the graph's phases (see `materialize`), each from 0 to its total.
+    """
     sources = read_sources(project_dir)
     store = ProjectDB.open(project_dir, clock)
     try:
-        return _converge(project_dir, sources, store)
+        return _converge(project_dir, sources, store, progress or _silent)
     finally:
         store.close()
 
 
-def _converge(project_dir: Path, sources: Sources, store: ProjectDB) -> UpResult:
+def _silent(phase: str, done: int, total: int) -> None:
+    """Nobody is listening."""
+
+
+def _converge(
+    project_dir: Path, sources: Sources, store: ProjectDB, progress: Progress
+) -> UpResult:
     prints = _fingerprints(project_dir, sources)
     changes = _changes(sources, prints, store)
-    stored = store.blocks.fingerprints()
-    todo = [p for p in sorted(prints) if stored.get(p) != prints[p]]
-    parsed = [parse_document(project_dir, path, sources.documents[path]) for path in todo]
-    _check_keys(project_dir, sources, {d.path: d.key for d in parsed}, store)
-    removed = [p for p in stored if p not in sources.documents]
-    if parsed or removed:
-        store.blocks.apply(parsed, removed)
+    _extract(project_dir, sources, prints, store, progress)
     changed = {c.subsystem for c in changes if c.any}
     if "terms" in changed:
         store.terms.replace(sources.terms)
@@ -162,19 +171,9 @@ def _converge(project_dir: Path, sources: Sources, store: ProjectDB) -> UpResult
         store.working_set.load_committed(sources.state)
     states = [(r, False) for r in store.working_set.records(staged=False)]
     states += [(r, True) for r in store.working_set.records(staged=True)]
-    scope = project_scope(sources.recipe)
     vocabulary = store.terms.source()
-    digest = source_digest(sources.recipe, vocabulary)
-    feed = store.blocks.changes()
-    others = [s for s in store.graph.scopes() if s != scope]
-    for other in others:  # a renamed project re-keys its whole projection
-        store.graph.replace_scope(other, [], [])
-    full = bool(others) or store.graph.built_from(scope) != digest
-    graph = build_graph(sources.recipe, store.blocks, vocabulary, states, None if full else feed)
-    store.graph.replace_scope(
-        scope, graph.nodes, graph.edges, blocks=graph.blocks, source_digest=digest
-    )
-    store.blocks.drain_changes(feed)
+    materialize(sources.recipe, store.blocks, store.graph, vocabulary, states, progress)
+    scope = project_scope(sources.recipe)
     return UpResult(
         changes=changes,
         blocks=store.blocks.block_count(),
@@ -183,6 +182,61 @@ def _converge(project_dir: Path, sources: Sources, store: ProjectDB) -> UpResult
         staged=len(store.working_set.records(staged=True)),
         non_canonical=store.non_canonical_locales(),
     )
+
+
+def _extract(
+    project_dir: Path,
+    sources: Sources,
+    prints: dict[str, str],
+    store: ProjectDB,
+    progress: Progress,
+) -> None:
+    """Write the changed documents, a batch per transaction, and drop the removed ones.
+
+    Each batch commits documents with their fingerprints, so a run cut short (or stopped
+    by a target file it cannot read) leaves the rest changed and the next run writes them.
+    Keys are checked for clashes before the first write, from each source's frontmatter
+    alone: a clash, or a source that cannot be read, changes nothing.
+    """
+    stored = store.blocks.fingerprints()
+    todo = [p for p in sorted(prints) if stored.get(p) != prints[p]]
+    fresh = {path: document_key(project_dir, path) for path in todo}
+    _check_keys(project_dir, sources, fresh, store)
+    removed = [p for p in stored if p not in sources.documents]
+    # A graph never built (or whose full pass was cut short) gets a full pass next, which
+    # reads every block: there is no pass to tell which blocks changed.
+    feed = store.graph.built_from(project_scope(sources.recipe)) is not None
+    total = len(todo) + len(removed)
+    progress("documents", 0, total)
+    first = sorted({*removed, *_key_holders(fresh, store)})
+    if first:
+        store.blocks.apply([], first, feed=feed)
+    done = len(removed)
+    if removed:
+        progress("documents", done, total)
+    for start in range(0, len(todo), DOCUMENTS_PER_BATCH):
+        batch = todo[start : start + DOCUMENTS_PER_BATCH]
+        store.blocks.apply(
+            [parse_document(project_dir, p, sources.documents[p], prints[p]) for p in batch],
+            [],
+            feed=feed,
+        )
+        done += len(batch)
+        progress("documents", done, total)
+
+
+def _key_holders(fresh: dict[str, str], store: ProjectDB) -> set[str]:
+    """Documents whose stored key another document now claims (a key moved between two).
+
+    They are dropped before any batch writes: the claimant may come in an earlier batch
+    than the holder, and the store holds each key once.
+    """
+    claimant = {key: path for path, key in fresh.items()}
+    return {
+        path
+        for path, key in store.blocks.document_keys().items()
+        if claimant.get(key, path) != path
+    }
 
 
 def _check_keys(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 from groundnote.context.presence import has_table
 from groundnote.context.vocabulary import (
@@ -15,11 +16,12 @@ from groundnote.context.vocabulary import (
     Node,
     NodeLabel,
     Scope,
+    node_id,
 )
 from groundnote.context.window import Window
 from groundnote.store import Database, Subsystem, load_migrations
 
-__all__ = ["SUBSYSTEM", "GraphStore"]
+__all__ = ["SUBSYSTEM", "GraphStore", "Owned"]
 
 SUBSYSTEM = Subsystem("graph", load_migrations("groundnote.context.graphstore", "graph"))
 
@@ -68,6 +70,147 @@ def _dims(scope: Scope) -> tuple[str | None, str | None, str | None]:
     return (scope.workspace or None, scope.project or None, scope.stream or None)
 
 
+@dataclass(frozen=True)
+class Owned:
+    """The rows one write of a pass is entitled to: it makes them equal to what it is given.
+
+    `nodes` and `edges` are WHERE clauses over `graph_nodes` and `graph_edges` with named
+    parameters from `args`. Vocabulary nodes are never owned: a write upserts those it is
+    given, and `finish_build` drops the unused ones.
+    """
+
+    nodes: str
+    edges: str
+    args: dict[str, object]
+
+    @classmethod
+    def scope(cls, scope: Scope, blocks: Collection[str] | None = None) -> Owned:
+        """Every instance node of the scope (with `blocks`, only those of its block nodes) and
+        every edge leaving them."""
+        nodes = (
+            f"label IN ({_INSTANCE}) AND {_IN_SCOPE} "
+            "AND (:all_blocks OR label <> 'block' OR id IN (SELECT value FROM json_each(:blocks)))"
+        )
+        args = {
+            **_scope_args(scope),
+            "all_blocks": blocks is None,
+            "blocks": json.dumps(list(blocks or [])),
+        }
+        return cls(nodes, f"src IN (SELECT id FROM graph_nodes WHERE {nodes})", args)
+
+    @classmethod
+    def labelled(cls, scope: Scope, label: NodeLabel) -> Owned:
+        """The scope's nodes of one instance label and every edge leaving them."""
+        nodes = f"label = :label AND {_IN_SCOPE}"
+        args = {**_scope_args(scope), "label": label}
+        return cls(nodes, f"src IN (SELECT id FROM graph_nodes WHERE {nodes})", args)
+
+    @classmethod
+    def blocks(cls, scope: Scope, after: str | None, through: str | None) -> Owned:
+        """The scope's block nodes with ids in (`after`, `through`] (None: open) and every
+        edge leaving them."""
+        low, high = _bounds("block", scope, after, through)
+        return cls(
+            "id > :low AND id <= :high AND label = 'block'",
+            "src > :low AND src <= :high",
+            {"low": low, "high": high},
+        )
+
+
+_IN_SCOPE = "workspace IS :ws AND project IS :project AND stream IS :stream"
+_INSTANCE = ", ".join(f"'{label}'" for label in INSTANCE_LABELS)
+
+
+def _scope_args(scope: Scope) -> dict[str, object]:
+    ws, project, stream = _dims(scope)
+    return {"ws": ws, "project": project, "stream": stream}
+
+
+def _bounds(
+    label: NodeLabel, scope: Scope, after: str | None, through: str | None
+) -> tuple[str, str]:
+    """An id range inside one label and scope. Every id there starts `<label>:<dims>:`, and
+    the escaped dims hold neither ':' nor ';', so the prefix itself bounds the range below
+    and the prefix with its ':' turned ';' bounds it above."""
+    prefix = node_id(label, scope)
+    return after or prefix, through or prefix[:-1] + ";"
+
+
+# Nodes deleted per write transaction when a scope is dropped (each takes its edges along).
+_DROP_BATCH = 5_000
+
+
+def _replace(
+    conn: sqlite3.Connection, owned: Owned, nodes: list[Node], edges: Iterable[Edge]
+) -> None:
+    """Write the difference between what `owned` selects and `nodes` and `edges`."""
+    want_nodes = {n.id: _node_row(n) for n in nodes}
+    want_edges = {e.key: _edge_row(e) for e in edges}
+    have_nodes = {
+        r[0]: tuple(r)
+        for r in conn.execute(
+            f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE {owned.nodes}", owned.args
+        )
+    }
+    vocabulary = json.dumps([n.id for n in nodes if n.label in VOCABULARY_LABELS])
+    have_nodes.update(
+        (r[0], tuple(r))
+        for r in conn.execute(
+            f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE id IN (SELECT value FROM json_each(?))",
+            (vocabulary,),
+        )
+    )
+    have_edges = {
+        tuple(r[:4]): tuple(r)
+        for r in conn.execute(
+            f"SELECT {_EDGE_COLUMNS} FROM graph_edges WHERE {owned.edges}", owned.args
+        )
+    }
+    conn.executemany(
+        "DELETE FROM graph_edges WHERE src = ? AND label = ? AND dst = ? AND discriminator = ?",
+        [k for k in have_edges if k not in want_edges],
+    )
+    conn.executemany(
+        "DELETE FROM graph_nodes WHERE id = ?",
+        [
+            (i,)
+            for i, row in have_nodes.items()
+            if i not in want_nodes and row[1] in INSTANCE_LABELS
+        ],
+    )
+    conn.executemany(
+        f"INSERT INTO graph_nodes ({_NODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET props = excluded.props",
+        [want_nodes[i] for i in sorted(want_nodes) if have_nodes.get(i) != want_nodes[i]],
+    )
+    conn.executemany(
+        f"INSERT INTO graph_edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (src, label, dst, discriminator) DO UPDATE SET "
+        "valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
+        "props = excluded.props",
+        [want_edges[k] for k in sorted(want_edges) if have_edges.get(k) != want_edges[k]],
+    )
+
+
+def _drop_unused_vocabulary(
+    conn: sqlite3.Connection, scope: Scope, declared: Collection[str]
+) -> None:
+    conn.execute(
+        "DELETE FROM graph_nodes WHERE label IN (?, ?) AND workspace IS ? "
+        "AND id NOT IN (SELECT value FROM json_each(?)) "
+        "AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.dst = graph_nodes.id)",
+        (*VOCABULARY_LABELS, _dims(scope)[0], json.dumps(list(declared))),
+    )
+
+
+def _mark_built(conn: sqlite3.Connection, scope: Scope, source_digest: str) -> None:
+    conn.execute(
+        "INSERT INTO graph_builds (scope_key, source_digest) VALUES (?, ?) "
+        "ON CONFLICT (scope_key) DO UPDATE SET source_digest = excluded.source_digest",
+        (_scope_key(scope), source_digest),
+    )
+
+
 class GraphStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -94,76 +237,52 @@ class GraphStore:
         `source_digest` records what the pass was built from (see `built_from`).
         """
         nodes = list(nodes)
-        want_nodes = {n.id: _node_row(n) for n in nodes}
-        want_edges = {e.key: _edge_row(e) for e in edges}
-        ws, project, stream = _dims(scope)
-        owned = (
-            "SELECT id FROM graph_nodes WHERE label IN (?, ?, ?) AND workspace IS ? "
-            "AND project IS ? AND stream IS ? AND (? OR label <> 'block' "
-            "OR id IN (SELECT value FROM json_each(?)))"
-        )
-        owned_args = (
-            *INSTANCE_LABELS,
-            ws,
-            project,
-            stream,
-            blocks is None,
-            json.dumps(list(blocks or [])),
-        )
+        declared = [n.id for n in nodes if n.label in VOCABULARY_LABELS]
         with self.db.write() as conn:
-            have_nodes = {
-                r[0]: tuple(r)
-                for r in conn.execute(
-                    f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE id IN ({owned}) "
-                    "OR (label IN (?, ?) AND workspace IS ?)",
-                    (*owned_args, *VOCABULARY_LABELS, ws),
-                )
-            }
-            have_edges = {
-                tuple(r[:4]): tuple(r)
-                for r in conn.execute(
-                    f"SELECT {_EDGE_COLUMNS} FROM graph_edges WHERE src IN ({owned})",
-                    owned_args,
-                )
-            }
-            conn.executemany(
-                "DELETE FROM graph_edges WHERE src = ? AND label = ? AND dst = ? "
-                "AND discriminator = ?",
-                [k for k in have_edges if k not in want_edges],
-            )
-            conn.executemany(
-                "DELETE FROM graph_nodes WHERE id = ?",
-                [
-                    (i,)
-                    for i, row in have_nodes.items()
-                    if i not in want_nodes and row[1] in INSTANCE_LABELS
-                ],
-            )
-            conn.executemany(
-                f"INSERT INTO graph_nodes ({_NODE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET props = excluded.props",
-                [want_nodes[i] for i in sorted(want_nodes) if have_nodes.get(i) != want_nodes[i]],
-            )
-            conn.executemany(
-                f"INSERT INTO graph_edges ({_EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (src, label, dst, discriminator) DO UPDATE SET "
-                "valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
-                "props = excluded.props",
-                [want_edges[k] for k in sorted(want_edges) if have_edges.get(k) != want_edges[k]],
-            )
-            declared = json.dumps([n.id for n in nodes if n.label in VOCABULARY_LABELS])
-            conn.execute(
-                "DELETE FROM graph_nodes WHERE label IN (?, ?) AND workspace IS ? "
-                "AND id NOT IN (SELECT value FROM json_each(?)) "
-                "AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.dst = graph_nodes.id)",
-                (*VOCABULARY_LABELS, ws, declared),
-            )
+            _replace(conn, Owned.scope(scope, blocks), nodes, edges)
+            _drop_unused_vocabulary(conn, scope, declared)
             if source_digest is not None:
-                conn.execute(
-                    "INSERT INTO graph_builds (scope_key, source_digest) VALUES (?, ?) "
-                    "ON CONFLICT (scope_key) DO UPDATE SET source_digest = excluded.source_digest",
-                    (_scope_key(scope), source_digest),
-                )
+                _mark_built(conn, scope, source_digest)
+
+    def replace(self, owned: Owned, nodes: Iterable[Node], edges: Iterable[Edge]) -> None:
+        """One write of a pass in parts: the rows `owned` selects become `nodes` and `edges`.
+
+        The parts of a pass must write a node before an edge that reaches it. Between
+        `forget_build` and `finish_build` the scope reads as not built, so a pass cut short
+        is redone whole by the next one.
+        """
+        with self.db.write() as conn:
+            _replace(conn, owned, list(nodes), edges)
+
+    def forget_build(self, scope: Scope) -> None:
+        """The scope's graph is about to change in parts: until `finish_build`, it was built
+        from nothing the next pass can trust."""
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM graph_builds WHERE scope_key = ?", (_scope_key(scope),))
+
+    def finish_build(self, scope: Scope, declared: Collection[str], source_digest: str) -> None:
+        """The last write of a pass in parts: drop the workspace's vocabulary nodes that nothing
+        uses and the pass did not declare, and record what the graph was built from."""
+        with self.db.write() as conn:
+            _drop_unused_vocabulary(conn, scope, declared)
+            _mark_built(conn, scope, source_digest)
+
+    def drop_scope(self, scope: Scope) -> None:
+        """Remove every instance node of a scope and the edges at them, a batch at a time,
+        then the vocabulary of its workspace that nothing uses any more."""
+        args = _scope_args(scope)
+        while True:
+            with self.db.write() as conn:
+                gone = conn.execute(
+                    "DELETE FROM graph_nodes WHERE id IN (SELECT id FROM graph_nodes "
+                    f"WHERE label IN ({_INSTANCE}) AND {_IN_SCOPE} "
+                    "LIMIT :limit)",
+                    {**args, "limit": _DROP_BATCH},
+                ).rowcount
+            if not gone:
+                break
+        with self.db.write() as conn:
+            _drop_unused_vocabulary(conn, scope, [])
 
     def built_from(self, scope: Scope) -> str | None:
         """The digest the scope's graph was last built from; None: never built here."""
