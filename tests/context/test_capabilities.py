@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -312,3 +313,15 @@ def test_search_counts_in_a_project_that_names_its_workspace(
     [usage] = out["concepts"][0]["projects"]
     assert (usage["project"], usage["count"]) == ("docs-site", 5)
     assert out["concepts"][0]["passages"]
+
+
+def test_up_on_the_cli_draws_its_phases_on_stderr_and_keeps_json_clean(
+    tmp_path: Path, project: Path
+) -> None:
+    result = CliRunner().invoke(
+        cli, ["--home", str(tmp_path / "home"), "context", "up", str(project), "--output", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["blocks"] == 5
+    for phase in ("documents", "blocks"):
+        assert phase in result.stderr

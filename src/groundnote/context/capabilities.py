@@ -94,7 +94,7 @@ def run_up(ctx: Context, value: UpInput) -> UpOutput:
             changes=[_change(c) for c in changes],
             warnings=locale_warnings(report),
         )
-    result = up(folder, ctx.clock)
+    result = up(folder, ctx.clock, progress=ctx.progress)
     return UpOutput(
         project=recipe.project,
         store=str(store_path(folder)),
