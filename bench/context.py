@@ -15,12 +15,14 @@ import time
 from pathlib import Path
 
 from bench.common import peak_rss_mb, print_table, time_calls
+from groundnote.auth import LOCAL_OPERATOR
 from groundnote.context import query
 from groundnote.context.converge import up
 from groundnote.context.occurrence import find
 from groundnote.context.projectdb import ProjectDB
 from groundnote.context.vocabulary import Scope
 from groundnote.domain.clock import SystemClock
+from groundnote.runtime import open_runtime
 
 LOCALES = ["de-DE", "nb-NO"]
 FILLER = [
@@ -174,6 +176,46 @@ def main() -> None:
         store.close()
         print_table("query shapes (ms)", ["shape", "p50", "p95"], rows)
         print(f"\npeak RSS {peak_rss_mb():.0f} MB")
+        _served(root, concepts, args.n)
+
+
+def _served(root: Path, concepts: list[str], n: int) -> None:
+    """context_search through the registry on the bound project, then publish to the rollup
+    (last: it reads the project's whole graph, so it sets its own peak)."""
+    runtime = open_runtime(root / "home", environ={})
+    runtime.home.create_scope("bench")
+    call = runtime.registry.get
+    runtime.invoke(
+        call("context.bind"),
+        {"path": str(root), "scope": "bench"},
+        principal=LOCAL_OPERATOR,
+        channel="cli",
+    )
+    rng = random.Random(5)
+    timing = time_calls(
+        lambda: runtime.invoke(
+            call("context.search"),
+            {"scope": "bench", "term": rng.choice(concepts), "market": "US"},
+            principal=LOCAL_OPERATOR,
+            channel="cli",
+        ),
+        n,
+    )
+    start = time.perf_counter()
+    runtime.invoke(
+        call("context.publish"), {"path": str(root)}, principal=LOCAL_OPERATOR, channel="cli"
+    )
+    publish_s = time.perf_counter() - start
+    runtime.close()
+    print_table(
+        "served",
+        ["what", "result"],
+        [
+            ("context_search direct, p50 / p95 ms", f"{timing.p50:.1f} / {timing.p95:.1f}"),
+            ("publish to the rollup, s", f"{publish_s:.1f}"),
+        ],
+    )
+    print(f"\npeak RSS after publish {peak_rss_mb():.0f} MB")
 
 
 if __name__ == "__main__":

@@ -115,12 +115,7 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
     try:
         graph, views = _graph(ctx, store, recipe) if value.rollup else (store.graph, None)
         views = views or [Scope(recipe.workspace)]
-        wanted = value.term.casefold()
-        concepts = [
-            c.id
-            for c in store.terms.source().concepts
-            if c.id.casefold() == wanted or any(t.text.casefold() == wanted for t in c.terms)
-        ]
+        concepts = store.terms.concepts_named(value.term)
         found = [
             ConceptUse(
                 concept=concept,

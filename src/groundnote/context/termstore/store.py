@@ -66,6 +66,21 @@ class TermStore:
             )
         return TermsSource(concepts=[Concept(id=c, terms=t) for c, t in terms.items() if t])
 
+    def concepts_named(self, name: str) -> list[str]:
+        """The concepts with a term whose id or a term's text is `name`, caseless.
+
+        Read as plain rows, not as the source's models: a search asks this of every
+        vocabulary, and validating 8,000 terms took 170 ms of each call.
+        """
+        wanted = name.casefold()
+        with self.db.read() as conn:
+            if not has_table(conn, "terms"):
+                return []
+            rows = conn.execute("SELECT concept, text FROM terms").fetchall()
+        return sorted(
+            {concept for concept, text in rows if wanted in (text.casefold(), concept.casefold())}
+        )
+
     def locales(self) -> list[str]:
         with self.db.read() as conn:
             if not has_table(conn, "terms"):
