@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from groundnote.auth import LOCAL_OPERATOR
 from groundnote.context import query
+from groundnote.context import rollup as rollup_module
+from groundnote.context.graphstore import GraphStore
+from groundnote.context.projectdb import ProjectDB
 from groundnote.context.rollup import rollup
 from groundnote.context.vocabulary import Scope
 from groundnote.domain.clock import FixedClock
@@ -147,3 +151,30 @@ def test_a_home_in_the_projects_own_folder_shares_work_without_a_clash(tmp_path:
         assert again.model_dump()["blocks"] == 5
     finally:
         runtime.close()
+
+
+def _graph_of(graph: GraphStore) -> tuple[set[Any], set[Any]]:
+    return set(graph.all_nodes()), {(e.key, e.window, str(e.props)) for e in graph.all_edges()}
+
+
+def test_publish_in_parts_copies_the_graph_and_drops_what_went(
+    call: Call, runtime: Runtime, tmp_path: Path, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rollup_module, "BLOCKS_PER_PART", 2)
+    project = write_project(tmp_path / "site")
+    call("context.bind", channel="cli", path=str(project), scope=scope)
+    for change in (None, "blog/news.md"):
+        if change is not None:
+            (project / change).unlink()  # its blocks must leave the rollup too
+        call("context.up", channel="cli", path=str(project))
+        out = call("context.publish", channel="cli", path=str(project))
+        store = ProjectDB.peek(project)
+        assert store is not None
+        try:
+            assert _graph_of(rollup(runtime.home.instance)) == _graph_of(store.graph)
+            assert (out["nodes"], out["edges"]) == (
+                len(store.graph.all_nodes()),
+                len(store.graph.all_edges()),
+            )
+        finally:
+            store.close()

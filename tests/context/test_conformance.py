@@ -12,7 +12,7 @@ import pytest
 from groundnote.context import query
 from groundnote.context.memgraph import MemoryGraph
 from groundnote.context.projectdb import ProjectDB, sidecar_path
-from groundnote.context.rollup import project_graph, rollup
+from groundnote.context.rollup import publish, rollup
 from groundnote.context.vocabulary import Scope
 from groundnote.domain.clock import FixedClock
 from groundnote.runtime import open_runtime
@@ -36,8 +36,8 @@ def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         published = rollup(runtime.home.instance)
         for scope, build in ((ALPHA, alpha), (BETA, beta)):
             project = ProjectDB.open(tmp_path / scope.project, CLOCK)
-            project.graph.replace_scope(scope, *build())
-            published.replace_scope(scope, *project_graph(project, scope))
+            project.graph.replace_scope(scope, *build(), source_digest="fixture")
+            publish(project.graph, scope, published)
             project.close()
         yield published
         runtime.close()

@@ -115,9 +115,7 @@ def binding_at(db: Database, folder: Path) -> Binding | None:
     return _binding(row) if row is not None else None
 
 
-def record_published(
-    db: Database, scope: Scope, binding: Binding, *, at: str, nodes: int, edges: int
-) -> None:
+def record_published(db: Database, scope: Scope, binding: Binding, *, at: str) -> None:
     """Say which binding published `scope`, refusing one another binding published first."""
     with db.write() as conn:
         row = conn.execute(
@@ -133,7 +131,7 @@ def record_published(
             )
         conn.execute(
             "INSERT OR REPLACE INTO context_published (workspace, project, stream, scope, "
-            "binding, published_at, nodes, edges) VALUES (?,?,?,?,?,?,?,?)",
+            "binding, published_at) VALUES (?,?,?,?,?,?)",
             (
                 scope.workspace,
                 scope.project,
@@ -141,8 +139,6 @@ def record_published(
                 binding.scope,
                 binding.project,
                 at,
-                nodes,
-                edges,
             ),
         )
 

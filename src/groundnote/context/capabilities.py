@@ -37,7 +37,7 @@ from groundnote.context.projectarg import (
 )
 from groundnote.context.projectdb import ProjectDB, store_path
 from groundnote.context.recipe import load_recipe
-from groundnote.context.rollup import project_graph, rollup
+from groundnote.context.rollup import publish, rollup
 from groundnote.context.search import OCCURRENCES, SEARCH
 from groundnote.context.sources import STATE_DIR, shard_name
 from groundnote.domain.guidance import Next, StrictModel
@@ -268,17 +268,16 @@ def run_publish(ctx: Context, value: PublishInput) -> PublishOutput:
     scope = project_scope(load_recipe(folder))
     store = populated(folder)
     try:
-        nodes, edges = project_graph(store, scope)
+        # Claimed before the copy: a graph scope another binding published stays untouched.
+        record_published(ctx.home.instance, scope, binding, at=ctx.clock.instant())
+        nodes, edges = publish(store.graph, scope, rollup(ctx.home.instance), ctx.progress)
     finally:
         store.close()
-    at = ctx.clock.instant()
-    record_published(ctx.home.instance, scope, binding, at=at, nodes=len(nodes), edges=len(edges))
-    rollup(ctx.home.instance).replace_scope(scope, nodes, edges)
     return PublishOutput(
         project=binding.project,
         scope=binding.scope,
-        nodes=len(nodes),
-        edges=len(edges),
+        nodes=nodes,
+        edges=edges,
         next=[Next(tool="context_search", why="count a term across the published projects")],
     )
 

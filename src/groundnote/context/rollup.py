@@ -5,6 +5,11 @@
 projects use this concept" spans every published project. The query shapes are the same
 functions over it, with the dimensions free; `bindings.published_scopes` says which of its
 graph scopes a caller may read.
+
+A project's graph is copied in parts, as `up` writes it: collections with the vocabulary,
+then blocks a range of ids at a time, then unit states (each part's edges reach only nodes
+written before it). Memory holds one part, and the instance's other writers wait for one
+part, not for the copy. The build marker is cleared first and written last, as in `up`.
 """
 
 from __future__ import annotations
@@ -12,13 +17,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from groundnote.context import graphstore
-from groundnote.context.graphstore import GraphStore
-from groundnote.context.projectdb import ProjectDB
-from groundnote.context.vocabulary import Edge, Node, Scope
+from groundnote.context.graphstore import GraphStore, Owned
+from groundnote.context.vocabulary import VOCABULARY_LABELS, Scope
+from groundnote.domain.errors import NotFound
+from groundnote.domain.progress import Progress
 from groundnote.store import Database
 from groundnote.store.home import Subsystem
 
-__all__ = ["SUBSYSTEM", "project_graph", "rollup"]
+__all__ = ["SUBSYSTEM", "publish", "rollup"]
 
 # The project store's graph tables, under a ledger of their own in instance.db.
 SUBSYSTEM = Subsystem(
@@ -26,14 +32,47 @@ SUBSYSTEM = Subsystem(
     [replace(m, subsystem="context_rollup") for m in graphstore.SUBSYSTEM.migrations],
 )
 
+BLOCKS_PER_PART = 10_000
+
 
 def rollup(instance: Database) -> GraphStore:
     return GraphStore(instance)
 
 
-def project_graph(store: ProjectDB, scope: Scope) -> tuple[list[Node], list[Edge]]:
-    """The nodes and edges `publish` copies: the project's own and the vocabulary they use."""
-    nodes = [n for n in store.graph.all_nodes() if n.scope in (scope, scope.vocabulary)]
-    ids = {n.id for n in nodes}
-    edges = [e for e in store.graph.all_edges() if e.src in ids]
-    return nodes, edges
+def publish(
+    project: GraphStore, scope: Scope, target: GraphStore, progress: Progress | None = None
+) -> tuple[int, int]:
+    """Make `target` hold the project's graph scope as `project` does; (nodes, edges)."""
+    digest = project.built_from(scope)
+    if digest is None:
+        raise NotFound(
+            "The project's graph is not built: an `up` was cut short or never ran.",
+            remedy="Run `groundnote context up PATH`, then publish again.",
+        )
+    tick = progress or (lambda phase, done, total: None)
+    vocabulary = [
+        n for label in VOCABULARY_LABELS for n in project.find_nodes(label, scope.vocabulary)
+    ]
+    collections = project.find_nodes("collection", scope)
+    states = project.find_nodes("unit_state", scope)
+    first = project.edges_from([n.id for n in collections], "governed_by")
+    last = project.edges_from([n.id for n in states], "blesses")
+    target.forget_build(scope)
+    target.replace(Owned.labelled(scope, "collection"), [*vocabulary, *collections], first)
+    nodes, edges = len(vocabulary) + len(collections), len(first)
+    blocks = project.count_nodes(scope) - nodes - len(states)
+    after: str | None = None
+    while True:
+        page = project.block_page(scope, after, BLOCKS_PER_PART)
+        ids = [n.id for n in page]
+        leaving = project.edges_from(ids, "in_collection") + project.edges_from(ids, "uses_term")
+        through = page[-1].id if len(page) == BLOCKS_PER_PART else None  # the last part: open
+        target.replace(Owned.blocks(scope, after, through), page, leaving)
+        nodes, edges = nodes + len(page), edges + len(leaving)
+        tick("publish", nodes - len(vocabulary) - len(collections), blocks)
+        if through is None:
+            break
+        after = through
+    target.replace(Owned.labelled(scope, "unit_state"), states, last)
+    target.finish_build(scope, [n.id for n in vocabulary], digest)
+    return nodes + len(states), edges + len(last)

@@ -116,14 +116,16 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
         graph, views = _graph(ctx, store, recipe) if value.rollup else (store.graph, None)
         views = views or [Scope(recipe.workspace)]
         concepts = store.terms.concepts_named(value.term)
-        found = [
-            ConceptUse(
-                concept=concept,
-                projects=_projects(graph, concept, views, at, value.market),
-                passages=_passages(graph, store, concept, recipe, views),
+        found = []
+        for concept in concepts:
+            used = [u for view in views for u in query.uses(graph, concept, view)]
+            found.append(
+                ConceptUse(
+                    concept=concept,
+                    projects=_projects(graph, concept, used, views, at, value.market),
+                    passages=_passages(store, used, recipe),
+                )
             )
-            for concept in concepts
-        ]
         governed = None
         if value.profile is not None and value.channel is not None:
             governed = [
@@ -166,13 +168,11 @@ def _graph(ctx: Context, store: ProjectDB, recipe: Recipe) -> tuple[query.GraphR
     return rollup(ctx.home.instance), views
 
 
-def _passages(
-    graph: query.GraphReader, store: ProjectDB, concept: str, recipe: Recipe, views: list[Scope]
-) -> list[Passage]:
+def _passages(store: ProjectDB, used: list[query.Use], recipe: Recipe) -> list[Passage]:
     """Where the uses sit, read from this project's block cache by the content key each edge
     names; another project's block, or one the cache no longer holds, costs the text only."""
     passages = []
-    for use in [u for view in views for u in query.uses(graph, concept, view)][:3]:
+    for use in used[:3]:
         text = None
         if use.project == recipe.project:
             locale = SOURCE if use.locale == recipe.source_locale else use.locale
@@ -190,10 +190,15 @@ def _passages(
 
 
 def _projects(
-    graph: query.GraphReader, concept: str, views: list[Scope], at: str, market: str | None
+    graph: query.GraphReader,
+    concept: str,
+    used: list[query.Use],
+    views: list[Scope],
+    at: str,
+    market: str | None,
 ) -> list[ProjectUse]:
     per_collection: dict[tuple[str, str], dict[str, int]] = {}
-    for use in (u for view in views for u in query.uses(graph, concept, view)):
+    for use in used:
         bucket = per_collection.setdefault((use.project, use.stream), {})
         for label in use.collections:
             bucket[label] = bucket.get(label, 0) + use.count

@@ -349,6 +349,20 @@ class GraphStore:
             ).fetchall()
         return [_edge(row) for row in rows]
 
+    def block_page(self, scope: Scope, after: str | None, limit: int) -> list[Node]:
+        """Up to `limit` block nodes of the scope with ids above `after`, by id: a large scope
+        read one part at a time."""
+        low, high = _bounds("block", scope, after, None)
+        with self.db.read() as conn:
+            if not has_table(conn, "graph_nodes"):
+                return []
+            rows = conn.execute(
+                "SELECT * FROM graph_nodes WHERE id > ? AND id <= ? AND label = 'block' "
+                "ORDER BY id LIMIT ?",
+                (low, high, limit),
+            ).fetchall()
+        return [_node(row) for row in rows]
+
     # -- whole-graph reads (publishing, status, rebuild comparison) ----------------------------
 
     def count_nodes(self, scope: Scope) -> int:

@@ -21,8 +21,6 @@ CREATE TABLE context_published (
     scope TEXT NOT NULL,
     binding TEXT NOT NULL,
     published_at TEXT NOT NULL,
-    nodes INTEGER NOT NULL,
-    edges INTEGER NOT NULL,
     PRIMARY KEY (workspace, project, stream),
     FOREIGN KEY (scope, binding) REFERENCES context_project(scope, project) ON DELETE CASCADE
 ) WITHOUT ROWID;
