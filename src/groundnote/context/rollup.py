@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from groundnote.context import graphstore
 from groundnote.context.graphstore import GraphStore, Owned
+from groundnote.context.materialize import BLOCKS_PER_PART
 from groundnote.context.vocabulary import VOCABULARY_LABELS, Scope
 from groundnote.domain.errors import NotFound
 from groundnote.domain.progress import Progress
@@ -31,8 +32,6 @@ SUBSYSTEM = Subsystem(
     "context_rollup",
     [replace(m, subsystem="context_rollup") for m in graphstore.SUBSYSTEM.migrations],
 )
-
-BLOCKS_PER_PART = 10_000
 
 
 def rollup(instance: Database) -> GraphStore:
@@ -59,8 +58,8 @@ def publish(
     last = project.edges_from([n.id for n in states], "blesses")
     target.forget_build(scope)
     target.replace(Owned.labelled(scope, "collection"), [*vocabulary, *collections], first)
-    nodes, edges = len(vocabulary) + len(collections), len(first)
-    blocks = project.count_nodes(scope) - nodes - len(states)
+    total = project.count_nodes(scope) - len(vocabulary) - len(collections) - len(states)
+    blocks, edges = 0, len(first) + len(last)
     after: str | None = None
     while True:
         page = project.block_page(scope, after, BLOCKS_PER_PART)
@@ -68,11 +67,11 @@ def publish(
         leaving = project.edges_from(ids, "in_collection") + project.edges_from(ids, "uses_term")
         through = page[-1].id if len(page) == BLOCKS_PER_PART else None  # the last part: open
         target.replace(Owned.blocks(scope, after, through), page, leaving)
-        nodes, edges = nodes + len(page), edges + len(leaving)
-        tick("publish", nodes - len(vocabulary) - len(collections), blocks)
+        blocks, edges = blocks + len(page), edges + len(leaving)
+        tick("publish", blocks, total)
         if through is None:
             break
         after = through
     target.replace(Owned.labelled(scope, "unit_state"), states, last)
     target.finish_build(scope, [n.id for n in vocabulary], digest)
-    return nodes + len(states), edges + len(last)
+    return len(vocabulary) + len(collections) + blocks + len(states), edges

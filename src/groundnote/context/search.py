@@ -113,8 +113,9 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
     recipe = load_recipe(folder)
     store = populated(folder)
     try:
-        graph, views = _graph(ctx, store, recipe) if value.rollup else (store.graph, None)
-        views = views or [Scope(recipe.workspace)]
+        graph, views = (
+            _rollup_views(ctx) if value.rollup else (store.graph, [Scope(recipe.workspace)])
+        )
         concepts = store.terms.concepts_named(value.term)
         found = []
         for concept in concepts:
@@ -154,7 +155,7 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
     )
 
 
-def _graph(ctx: Context, store: ProjectDB, recipe: Recipe) -> tuple[query.GraphReader, list[Scope]]:
+def _rollup_views(ctx: Context) -> tuple[query.GraphReader, list[Scope]]:
     """The rollup, and the graph scopes in it the caller may read: those published by projects
     bound to the scopes its grant reaches."""
     assert ctx.principal is not None

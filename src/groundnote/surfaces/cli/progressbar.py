@@ -19,8 +19,9 @@ __all__ = ["PhaseBars"]
 
 class PhaseBars:
     """A `groundnote.domain.progress.Progress` callback; the first report of a phase adds its
-    bar, so work that reports nothing draws nothing. Standard error keeps `--output json`
-    clean on standard output."""
+    bar, and the first report at all starts the display (and its refresh thread), so work that
+    reports nothing costs nothing. Standard error keeps `--output json` clean on standard
+    output."""
 
     def __init__(self) -> None:
         self._bars = Progress(
@@ -33,12 +34,13 @@ class PhaseBars:
         self._tasks: dict[str, TaskID] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
+        if not self._tasks:
+            self._bars.start()
         if phase not in self._tasks:
             self._tasks[phase] = self._bars.add_task(phase, total=total)
         self._bars.update(self._tasks[phase], completed=done, total=total)
 
     def __enter__(self) -> PhaseBars:
-        self._bars.start()
         return self
 
     def __exit__(
@@ -47,4 +49,5 @@ class PhaseBars:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._bars.stop()
+        if self._tasks:
+            self._bars.stop()
