@@ -6,6 +6,7 @@ its `CAPABILITIES` and `PROMPTS` here and touches no surface.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from pydantic import BaseModel
 
 from groundnote import context, core, graph, impulses, knowledge
 from groundnote.auth import Principal, authenticate
-from groundnote.capabilities import Capability, Registry
+from groundnote.capabilities import Capability, LogAs, Registry, Services
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
 from groundnote.domain.progress import Progress
@@ -38,21 +39,20 @@ INSTANCE_SUBSYSTEMS = [
 SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, graph.SUBSYSTEM, knowledge.SUBSYSTEM]
 
 
-def compose_search() -> None:
-    """The graph's groups, head.entities and entity filter in core's search (seed 000 §11).
+def compose_search() -> core.SearchComposition:
+    """Core's search with the graph's groups, head.entities and entity filter (seed 000 §11).
 
-    Called by `build_registry`, so every runtime re-asserts the whole composition (the hooks
-    replace by kind and skip a known enricher): a test that swaps a provider for one runtime
-    cannot leak into the next, and importing a module never changes what search answers.
+    A value built here and handed to the search handler through its context, never state kept
+    in a module: each runtime has its own, and importing a module changes nothing.
     """
-    for provider in graph.GROUP_PROVIDERS:
-        core.add_group_provider(provider)
-    core.add_head_enricher(graph.head_entities)
-    core.set_entity_filter(graph.entity_filter)
+    return core.SearchComposition(
+        providers=(*core.CORE_GROUPS, *graph.GROUP_PROVIDERS),
+        enrichers=(graph.head_entities,),
+        entity_filter=graph.entity_filter,
+    )
 
 
-def build_registry() -> Registry:
-    compose_search()
+def build_registry(search: core.SearchComposition | None = None) -> Registry:
     return Registry(
         [
             *core.CAPABILITIES,
@@ -62,6 +62,7 @@ def build_registry() -> Registry:
             *context.CAPABILITIES,
         ],
         prompts=graph.PROMPTS,
+        services=Services(search or compose_search()),
     )
 
 
@@ -79,6 +80,8 @@ class Runtime:
         principal: Principal | None,
         channel: str,
         progress: Progress | None = None,
+        log_as: LogAs | None = None,
+        meta: Mapping[str, str] | None = None,
     ) -> BaseModel:
         return self.registry.invoke(
             self.home,
@@ -88,6 +91,8 @@ class Runtime:
             principal=principal,
             channel=channel,
             progress=progress,
+            log_as=log_as,
+            meta=meta,
         )
 
     def warm(self, scopes: list[str] | None = None) -> None:

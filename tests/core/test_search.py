@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from groundnote.core import Entry, GroupProvider, add_group_provider
-from groundnote.core.bundles import _PROVIDERS, BundleContext
+from groundnote.auth import Principal
+from groundnote.core import Entry, GroupProvider
+from groundnote.core.bundles import BundleContext
 from groundnote.core.fts import expand_prefixes, match_all
 from groundnote.domain.errors import GroundnoteError
-from groundnote.runtime import Runtime
+from groundnote.runtime import Runtime, build_registry, compose_search
 from tests.conftest import Call
 from tests.core.conftest import Decide, mail, meeting, propose, rows
 
@@ -267,7 +269,9 @@ def test_a_cross_scope_search_is_logged_in_each_scope(
     assert tuple(row) == (1, "[]")
 
 
-def test_a_group_provider_can_be_added_in_its_fixed_place(call: Call, thread: str) -> None:
+def test_a_group_provider_can_be_added_in_its_fixed_place(
+    runtime: Runtime, agent: Principal, thread: str
+) -> None:
     class Contradicts:
         kind = "contradicts"
 
@@ -288,15 +292,22 @@ def test_a_group_provider_can_be_added_in_its_fixed_place(call: Call, thread: st
             return f"{len(entries)} contradicting rule(s)"
 
     provider: GroupProvider = Contradicts()  # type: ignore[assignment]
-    registered = _PROVIDERS.get("contradicts")  # the graph's, put there by the runtime
-    add_group_provider(provider)
-    try:
-        out = call("core.search", scope="sales", query="Rabatt Nord", compact=False)
-    finally:
-        if registered is None:
-            del _PROVIDERS["contradicts"]
-        else:
-            add_group_provider(registered)
+    standard = compose_search()
+    # A later provider of a kind replaces the graph's, in a registry of its own: the runtime's
+    # search is untouched, because the composition is a value and not module state.
+    swapped = build_registry(replace(standard, providers=(*standard.providers, provider)))
+    raw = {"scope": "sales", "query": "Rabatt Nord", "compact": False}
+    found = swapped.invoke(
+        runtime.home,
+        runtime.config,
+        swapped.get("core.search"),
+        raw,
+        principal=agent,
+        channel="mcp",
+    )
+    out = found.model_dump(mode="json")
+    plain = runtime.invoke(runtime.registry.get("core.search"), raw, principal=agent, channel="mcp")
+    assert "contradicts" not in [g["kind"] for g in plain.model_dump()["bundles"][0]["groups"]]
     [bundle] = out["bundles"]
     assert [g["kind"] for g in bundle["groups"]] == [
         "source",
@@ -349,15 +360,19 @@ def test_sources_are_read_only_when_direct_hits_do_not_fill_the_page(
     assert stage1(via["search_id"]) == {"rule_hits": 0, "source_hits": 1, "capped": False}
 
 
-def test_without_an_entity_graph_the_entity_filter_is_refused(call: Call, thread: str) -> None:
-    from groundnote.core import search as search_module
-
-    registered = list(search_module._ENTITY_FILTER)  # the graph's, put there by the runtime
-    search_module._ENTITY_FILTER.clear()
-    try:
-        with pytest.raises(GroundnoteError) as exc:
-            call("core.search", scope="sales", query="Rabatt", entity="sales-e0001")
-    finally:
-        search_module._ENTITY_FILTER[:] = registered
+def test_without_an_entity_graph_the_entity_filter_is_refused(
+    runtime: Runtime, agent: Principal, thread: str
+) -> None:
+    core_only = build_registry(replace(compose_search(), entity_filter=None))
+    raw = {"scope": "sales", "query": "Rabatt", "entity": "sales-e0001"}
+    with pytest.raises(GroundnoteError) as exc:
+        core_only.invoke(
+            runtime.home,
+            runtime.config,
+            core_only.get("core.search"),
+            raw,
+            principal=agent,
+            channel="mcp",
+        )
     assert exc.value.body()["error"] == "validation-failed"
     assert exc.value.body()["remedy"] == "Search without entity."

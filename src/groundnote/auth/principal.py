@@ -37,8 +37,16 @@ class Principal:
     rights: dict[str, Right] = field(default_factory=dict)  # scope or "*" → right
     identity: str | None = None  # a person's email
 
+    @property
+    def is_person(self) -> bool:
+        return self.id.startswith("person:")
+
     def right_on(self, scope: str) -> Right | None:
         return self.rights.get(scope, self.rights.get("*"))
+
+    def strongest_right(self) -> Right | None:
+        """The grant's right in its organisation: the strongest it holds on any scope."""
+        return max(self.rights.values(), default=None)
 
     def readable_scopes(self, known: list[str]) -> list[str]:
         return [s for s in known if self.right_on(s) is not None]

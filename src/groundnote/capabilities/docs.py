@@ -53,6 +53,12 @@ def _properties(schema: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _anonymity(cap: Capability[Any, Any]) -> str:
+    if callable(cap.anonymous):
+        return "; without credentials too, unless the configuration requires them."
+    return "; without credentials too." if cap.anonymous else "."
+
+
 def render_page(cap: Capability[Any, Any], config: Config) -> str:
     schema_in = cap.input.model_json_schema()
     if cap.adapt_schema is not None:
@@ -68,6 +74,10 @@ def render_page(cap: Capability[Any, Any], config: Config) -> str:
         "",
         f"{cap.kind} · right: {cap.right.label} · module {cap.name.split('.')[0]}",
         "",
+        f"Tenancy: {cap.tenancy.describe()}. The registry checks the {cap.right.label} right "
+        "there before the operation runs"
+        + _anonymity(cap),
+        "",
         "## Exposure",
         "",
         "Where this one definition is reachable. Absence is explicit: a surface not listed does not carry it.",
@@ -77,6 +87,14 @@ def render_page(cap: Capability[Any, Any], config: Config) -> str:
         f"| MCP | {'tool `' + cap.mcp.tool + '`' if cap.mcp else '— not exposed'} |",
         f"| HTTP | {f'`{cap.http.method} {cap.http.path}` operationId `{cap.name}` ({channel})' if cap.http else '— not exposed'} |",
         f"| command line | {'`groundnote ' + ' '.join(cap.cli.path) + '`' if cap.cli else '— not exposed'} |",
+        *([f"| approval page | `GET {cap.page.path}` (persons only) |"] if cap.page else []),
+        *(
+            [
+                f"| impulse resolve endpoint | shape `{cap.shape.name}` of `POST /v2/impulses/resolve` |"
+            ]
+            if cap.shape
+            else []
+        ),
         "",
         "## Schemas",
         "",

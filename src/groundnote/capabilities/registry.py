@@ -1,9 +1,9 @@
 """The registry: every capability and prompt, and the one way to call a capability.
 
-`invoke` is what every surface calls: it checks the channel, validates the input against the
-declared model (unknown keys refused), checks the caller's right on every scope the input
-names, runs the handler and writes the operation log row. Surfaces translate transport to
-this call and its result or error back; they hold no rule of their own.
+`invoke` is what every surface calls: it runs the pipeline (`pipeline.py`: authenticate,
+channel, validate, tenancy and right), then the handler, and writes the operation log row of
+every outcome. Surfaces translate transport to this call and its result or error back; they
+hold no rule of their own. Registration refuses a declaration the pipeline could not enforce.
 """
 
 from __future__ import annotations
@@ -13,30 +13,23 @@ import json
 import logging
 import sqlite3
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from groundnote.auth.principal import Principal
-from groundnote.capabilities.context import Context
-from groundnote.capabilities.declaration import Capability, Prompt
+from groundnote.capabilities.context import Context, Services
+from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
+from groundnote.capabilities.pipeline import PIPELINE, Call, Step
 from groundnote.config import Config
-from groundnote.domain.errors import (
-    AuthRequired,
-    ChannelNotAllowed,
-    GroundnoteError,
-    Internal,
-    RightMissing,
-    ValidationFailed,
-    from_backstop,
-    scope_refusal,
-)
+from groundnote.domain.errors import GroundnoteError, Internal, from_backstop
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
-from groundnote.store.oplog import write_entry
+from groundnote.store.oplog import OpLogEntry, write_entry
 
-__all__ = ["Registry", "input_sha256", "validation_error"]
+__all__ = ["LogAs", "Registry", "check_declaration", "input_sha256"]
 
 log = logging.getLogger("groundnote")
 
@@ -50,43 +43,63 @@ def input_sha256(raw: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def validation_error(exc: ValidationError) -> ValidationFailed:
-    """One refusal for bad input on every surface, naming each offending key."""
-    problems = []
-    for item in exc.errors():
-        key = ".".join(str(p) for p in item["loc"]) or "(input)"
-        msg = "unknown key, not allowed" if item["type"] == "extra_forbidden" else item["msg"]
-        problems.append({"key": key, "problem": msg})
-    text = "; ".join(f"{p['key']}: {p['problem']}" for p in problems)
-    return ValidationFailed(f"The input is not valid: {text}.", problems=problems)
+@dataclass(frozen=True)
+class LogAs:
+    """How a surface that serves many capabilities under one endpoint names its calls in the
+    instance log (the impulse resolve endpoint: `impulses.resolve`, with the shape)."""
+
+    operation: str
+    stages: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _scopes_named(value: BaseModel) -> list[str]:
-    scopes: list[str] = []
-    single = getattr(value, "scope", None)
-    if isinstance(single, str):
-        scopes.append(single)
-    many = getattr(value, "scopes", None)
-    if isinstance(many, list):
-        scopes.extend(s for s in many if isinstance(s, str))
-    return scopes
+def check_declaration(cap: AnyCapability) -> None:
+    """Refuse a declaration whose rules the pipeline could not hold."""
+    tenancy = getattr(cap, "tenancy", None)
+    if not isinstance(tenancy, Tenancy):
+        raise ValueError(f"{cap.name} declares no tenancy: say where its scope comes from")
+    missing = [n for n in tenancy.names if n not in cap.input.model_fields]
+    if missing:
+        raise ValueError(
+            f"{cap.name}: its tenancy names {', '.join(missing)}, which "
+            f"{cap.input.__name__} does not have"
+        )
+    if cap.kind == "command" and cap.annotations.read_only:
+        raise ValueError(f"{cap.name} is a command and cannot be advertised as read-only")
+    if cap.page is not None and not cap.approval:
+        raise ValueError(f"{cap.name}: a page is on the approval channel; declare approval=True")
+    if not cap.channels:
+        raise ValueError(f"{cap.name} is exposed on no surface")
 
 
 class Registry:
     def __init__(
-        self, capabilities: Iterable[AnyCapability], prompts: Iterable[Prompt] = ()
+        self,
+        capabilities: Iterable[AnyCapability],
+        prompts: Iterable[Prompt] = (),
+        *,
+        services: Services | None = None,
+        pipeline: tuple[Step, ...] = PIPELINE,
     ) -> None:
         self._by_name: dict[str, AnyCapability] = {}
         self._by_tool: dict[str, AnyCapability] = {}
+        self._by_shape: dict[str, AnyCapability] = {}
         for cap in capabilities:
+            check_declaration(cap)
             if cap.name in self._by_name:
                 raise ValueError(f"capability {cap.name} is declared twice")
             self._by_name[cap.name] = cap
-            if cap.mcp:
-                if cap.mcp.tool in self._by_tool:
-                    raise ValueError(f"MCP tool {cap.mcp.tool} is declared twice")
-                self._by_tool[cap.mcp.tool] = cap
+            for kind, key, table in (
+                ("MCP tool", cap.mcp.tool if cap.mcp else None, self._by_tool),
+                ("shape", cap.shape.name if cap.shape else None, self._by_shape),
+            ):
+                if key is None:
+                    continue
+                if key in table:
+                    raise ValueError(f"{kind} {key} is declared twice")
+                table[key] = cap
         self.prompts: dict[str, Prompt] = {p.name: p for p in prompts}
+        self.services = services or Services()
+        self.pipeline = pipeline
 
     def __iter__(self) -> Iterator[AnyCapability]:
         return iter(sorted(self._by_name.values(), key=lambda c: c.name))
@@ -96,6 +109,38 @@ class Registry:
 
     def by_tool(self, tool: str) -> AnyCapability | None:
         return self._by_tool.get(tool)
+
+    def by_shape(self, shape: str) -> AnyCapability | None:
+        return self._by_shape.get(shape)
+
+    def shapes(self) -> list[AnyCapability]:
+        """The capabilities resolved by pointer, in the order they were declared."""
+        return list(self._by_shape.values())
+
+    def _context(
+        self,
+        home: Home,
+        config: Config,
+        cap: AnyCapability,
+        raw: Any,
+        principal: Principal | None,
+        channel: str,
+        log_as: LogAs | None,
+    ) -> Context:
+        ctx = Context(
+            home=home,
+            config=config,
+            principal=principal,
+            channel=channel,
+            capability=cap,
+            input_sha256=input_sha256(raw),
+            request_id=uuid.uuid4().hex[:12],
+            services=self.services,
+            logged_as=log_as.operation if log_as else cap.name,
+        )
+        if log_as is not None:
+            ctx.log.stages = dict(log_as.stages)
+        return ctx
 
     def invoke(
         self,
@@ -107,26 +152,25 @@ class Registry:
         principal: Principal | None,
         channel: str,
         progress: Progress | None = None,
+        log_as: LogAs | None = None,
+        meta: Mapping[str, str] | None = None,
     ) -> BaseModel:
         """Call one capability; raises a GroundnoteError for every refusal."""
-        ctx = Context(
-            home=home,
-            config=config,
-            principal=principal,
-            channel=channel,
-            capability=cap,
-            input_sha256=input_sha256(raw),
-            request_id=uuid.uuid4().hex[:12],
-            progress=progress,
-        )
+        ctx = self._context(home, config, cap, raw, principal, channel, log_as)
+        ctx.progress = progress
+        ctx.meta = meta or {}
         log_scope: str | None = None
         try:
-            value = self._admit(home, cap, raw, principal, channel)
-            scopes = _scopes_named(value)
-            if len(scopes) == 1:
-                log_scope = scopes[0]
-            ctx.log.cross_scope = len(scopes) > 1
-            result: BaseModel = cap.handler(ctx, value)
+            call = Call(home, config, cap, raw, principal, channel)
+            for step in self.pipeline:
+                step(call)
+            assert call.value is not None and call.admission is not None
+            ctx.scopes = call.admission.scopes
+            if call.admission.named:
+                ctx.log.cross_scope = len(ctx.scopes) > 1
+                if len(ctx.scopes) == 1:
+                    log_scope = ctx.scopes[0]
+            result: BaseModel = cap.handler(ctx, call.value)
         except GroundnoteError as exc:
             self._log(ctx, log_scope, exc.code)
             raise
@@ -146,53 +190,72 @@ class Registry:
         self._log(ctx, log_scope, "ok")
         return result
 
-    def _admit(
-        self, home: Home, cap: AnyCapability, raw: Any, principal: Principal | None, channel: str
-    ) -> BaseModel:
-        if principal is None and not cap.anonymous:
-            raise AuthRequired("This operation needs credentials.")
-        if channel not in cap.channels or (
-            principal is not None and channel not in principal.channels
-        ):
-            raise ChannelNotAllowed(
-                f"{cap.name} is not available to this grant on the {channel} channel."
-            )
-        if not isinstance(raw, dict):
-            raise ValidationFailed("The input must be a JSON object.")
-        try:
-            value: BaseModel = cap.input.model_validate(raw)
-        except ValidationError as exc:
-            raise validation_error(exc) from exc
-        if principal is not None:
-            for scope in _scopes_named(value):
-                right = principal.right_on(scope)
-                if right is None:
-                    raise scope_refusal()
-                home.scope_info(scope)  # a missing scope gets the same refusal
-                if right < cap.right:
-                    raise RightMissing(
-                        f"{cap.name} needs the {cap.right.label} right on this scope; "
-                        f"your grant has {right.label}."
-                    )
-        return value
+    def refuse(
+        self,
+        home: Home,
+        error: GroundnoteError,
+        *,
+        principal: Principal | None,
+        channel: str,
+        raw: Any,
+        log_as: LogAs,
+    ) -> GroundnoteError:
+        """Log a refusal a surface made before it could name a capability (the impulse
+        endpoint's own envelope: a body that is not JSON, an unknown shape) the way `invoke`
+        logs one, and hand it back to be answered."""
+        entry = OpLogEntry(stages=dict(log_as.stages))
+        _write_row(
+            home,
+            entry,
+            _row(home, principal, channel, error.code, input_sha256(raw)),
+            instance_operation=log_as.operation,
+            request_id="-",
+        )
+        return error
 
     def _log(self, ctx: Context, scope: str | None, outcome: str) -> None:
         if ctx.log.written:
             return
-        fields: dict[str, Any] = {
-            "at": ctx.clock.instant(),
-            "grant_id": ctx.actor,
-            "channel": ctx.channel,
-            "outcome": outcome,
-            "input_sha256": ctx.input_sha256,
-        }
-        op = ctx.capability.log_operation
-        try:
-            if scope is not None and op is not None:  # the scope was admitted
-                with ctx.home.scope_db(scope).write() as conn:
-                    write_entry(conn, ctx.log, operation=op, **fields)
-                return
-            with ctx.home.instance.write() as conn:
-                write_entry(conn, ctx.log, operation=ctx.capability.name, **fields)
-        except (GroundnoteError, sqlite3.Error):
-            log.exception("request %s: the operation log row could not be written", ctx.request_id)
+        _write_row(
+            ctx.home,
+            ctx.log,
+            _row(ctx.home, ctx.principal, ctx.channel, outcome, ctx.input_sha256),
+            instance_operation=ctx.logged_as,
+            request_id=ctx.request_id,
+            scope=scope,
+            scope_operation=ctx.capability.log_operation,
+        )
+
+
+def _row(
+    home: Home, principal: Principal | None, channel: str, outcome: str, digest: str
+) -> dict[str, Any]:
+    return {
+        "at": home.clock.instant(),
+        "grant_id": principal.id if principal else "anonymous",
+        "channel": channel,
+        "outcome": outcome,
+        "input_sha256": digest,
+    }
+
+
+def _write_row(
+    home: Home,
+    entry: OpLogEntry,
+    fields: dict[str, Any],
+    *,
+    instance_operation: str,
+    request_id: str,
+    scope: str | None = None,
+    scope_operation: str | None = None,
+) -> None:
+    """The call's row: in the file of the one scope it was admitted on, else in instance.db."""
+    try:
+        if scope is not None and scope_operation is not None:
+            with home.scope_db(scope).write() as conn:
+                write_entry(conn, entry, operation=scope_operation, **fields)
+            return
+        with home.instance.write() as conn:
+            write_entry(conn, entry, operation=instance_operation, **fields)
+    except (GroundnoteError, sqlite3.Error):
+        log.exception("request %s: the operation log row could not be written", request_id)

@@ -22,6 +22,7 @@ from groundnote.capabilities import (
     HttpExposure,
     McpExposure,
     Policies,
+    Tenancy,
 )
 from groundnote.context.bindings import bind, bindings, record_published, unbind
 from groundnote.context.commit import commit
@@ -31,6 +32,7 @@ from groundnote.context.presence import has_table
 from groundnote.context.projectarg import (
     PROJECT_PATH,
     bound_here,
+    bound_scope,
     locale_warnings,
     populated,
     project_dir,
@@ -113,6 +115,7 @@ UP: Capability[UpInput, UpOutput] = Capability(
     name="context.up",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.found_by("path", bound_scope),
     input=UpInput,
     output=UpOutput,
     description=(
@@ -194,6 +197,7 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
     name="context.status",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.found_by("path", bound_scope),
     input=StatusInput,
     output=StatusOutput,
     description=(
@@ -234,6 +238,7 @@ COMMIT: Capability[CommitInput, CommitOutput] = Capability(
     name="context.commit",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.found_by("path", bound_scope),
     input=CommitInput,
     output=CommitOutput,
     description=(
@@ -286,6 +291,7 @@ PUBLISH: Capability[PublishInput, PublishOutput] = Capability(
     name="context.publish",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.found_by("path", bound_scope),
     input=PublishInput,
     output=PublishOutput,
     description=(
@@ -347,6 +353,7 @@ BIND: Capability[BindInput, BindOutput] = Capability(
     name="context.bind",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.field("scope"),
     input=BindInput,
     output=BindOutput,
     description=(
@@ -382,6 +389,7 @@ UNBIND: Capability[UnbindInput, UnbindOutput] = Capability(
     name="context.unbind",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.field("scope"),
     input=UnbindInput,
     output=UnbindOutput,
     description=(
@@ -406,13 +414,9 @@ class ProjectsOutput(BaseModel):
 
 
 def run_projects(ctx: Context, value: ProjectsInput) -> ProjectsOutput:
-    assert ctx.principal is not None
-    scopes = (
-        [value.scope]
-        if value.scope is not None
-        else ctx.principal.readable_scopes(ctx.home.scope_names())
-    )
-    found = [_bound(b.scope, b.project, b.path) for b in bindings(ctx.home.instance, scopes)]
+    found = [
+        _bound(b.scope, b.project, b.path) for b in bindings(ctx.home.instance, list(ctx.scopes))
+    ]
     steps = [Next(tool="context_search", why="how a term is used in one of them")]
     return ProjectsOutput(projects=found, next=steps if found else [])
 
@@ -421,6 +425,7 @@ PROJECTS: Capability[ProjectsInput, ProjectsOutput] = Capability(
     name="context.projects",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ProjectsInput,
     output=ProjectsOutput,
     description=(

@@ -15,7 +15,8 @@ from groundnote.capabilities import Context
 from groundnote.context.bindings import Binding, binding_at, bindings
 from groundnote.context.projectdb import NonCanonicalLocale, ProjectDB
 from groundnote.context.recipe import RECIPE_FILE
-from groundnote.domain.errors import NotFound, RightMissing, ValidationFailed, scope_refusal
+from groundnote.domain.errors import NotFound, ValidationFailed
+from groundnote.store.home import Home
 
 __all__ = [
     "AS_OF",
@@ -23,6 +24,7 @@ __all__ = [
     "PROJECT_PATH",
     "SCOPE",
     "bound_here",
+    "bound_scope",
     "locale_warnings",
     "populated",
     "project_dir",
@@ -57,18 +59,33 @@ def project_dir(path: str) -> Path:
     return folder
 
 
+def bound_scope(home: Home, path: str) -> str | None:
+    """The scope a project directory is bound to, the tenancy of the directory commands; None
+    for a directory bound to none (then only the command's right is asked, anywhere)."""
+    binding = binding_at(home.instance, project_dir(path))
+    return binding.scope if binding is not None else None
+
+
+def _here(ctx: Context) -> Path | None:
+    """The project the command line stands in, unless it is bound to a scope the call was not
+    admitted on."""
+    here = Path.cwd()
+    if not (here / RECIPE_FILE).is_file():
+        return None
+    binding = binding_at(ctx.home.instance, here)
+    return here if binding is None or binding.scope in ctx.scopes else None
+
+
 def served(ctx: Context, scope: str | None, project: str | None) -> Path:
-    """The directory of the project a call names by scope and project name."""
+    """The directory of the project a call names by scope and project name, among the scopes
+    the registry admitted the call on."""
     if scope is None and project is None and ctx.channel == "cli":
-        here = Path.cwd()
-        if (here / RECIPE_FILE).is_file():
+        here = _here(ctx)
+        if here is not None:
             return here  # the command line reads the project it stands in
-    if scope is not None:
-        scopes = [scope]  # the registry has checked the right on it
-    else:
-        assert ctx.principal is not None
-        scopes = ctx.principal.readable_scopes(ctx.home.scope_names())
-    found = [b for b in bindings(ctx.home.instance, scopes) if project in (None, b.project)]
+    found = [
+        b for b in bindings(ctx.home.instance, list(ctx.scopes)) if project in (None, b.project)
+    ]
     if len(found) == 1:
         return found[0].path
     where = f"scope {scope!r}" if scope is not None else "the scopes your grant may read"
@@ -87,20 +104,13 @@ def served(ctx: Context, scope: str | None, project: str | None) -> Path:
 
 
 def bound_here(ctx: Context, folder: Path) -> Binding:
-    """The binding of a directory the command line names, with the caller's right on its scope."""
+    """The binding of a directory the command line names (the registry checked the right on
+    its scope, the tenancy of `bound_scope`)."""
     binding = binding_at(ctx.home.instance, folder)
     if binding is None:
         raise NotFound(
             f"{folder} is bound to no scope.",
             remedy=f"Bind it first: `groundnote context bind {folder} --scope NAME`.",
-        )
-    right = ctx.principal.right_on(binding.scope) if ctx.principal else None
-    if right is None:
-        raise scope_refusal()
-    if right < ctx.capability.right:
-        raise RightMissing(
-            f"{ctx.capability.name} needs the {ctx.capability.right.label} right on scope "
-            f"{binding.scope!r}; your grant has {right.label}."
         )
     return binding
 

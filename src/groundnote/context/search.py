@@ -13,6 +13,7 @@ from groundnote.capabilities import (
     HttpExposure,
     McpExposure,
     Policies,
+    Tenancy,
 )
 from groundnote.context import query
 from groundnote.context.bindings import published_scopes
@@ -158,9 +159,7 @@ def run_search(ctx: Context, value: SearchInput) -> SearchOutput:
 def _rollup_views(ctx: Context) -> tuple[query.GraphReader, list[Scope]]:
     """The rollup, and the graph scopes in it the caller may read: those published by projects
     bound to the scopes its grant reaches."""
-    assert ctx.principal is not None
-    readable = ctx.principal.readable_scopes(ctx.home.scope_names())
-    views = published_scopes(ctx.home.instance, readable)
+    views = published_scopes(ctx.home.instance, list(ctx.reachable_scopes()))
     if not views:
         raise NotFound(
             "No project of a scope your grant may read has been published to the rollup.",
@@ -232,6 +231,7 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
     name="context.search",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=SearchInput,
     output=SearchOutput,
     description=(
@@ -323,6 +323,7 @@ OCCURRENCES: Capability[OccurrencesInput, OccurrencesOutput] = Capability(
     name="context.occurrences",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=OccurrencesInput,
     output=OccurrencesOutput,
     description=(

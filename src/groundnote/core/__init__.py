@@ -4,6 +4,7 @@ from typing import Any
 
 from groundnote.capabilities import Capability
 from groundnote.core.bundles import (
+    CORE_GROUPS,
     GROUP_ORDER,
     Bundle,
     BundleContext,
@@ -12,10 +13,9 @@ from groundnote.core.bundles import (
     GroupKind,
     GroupProvider,
     Head,
+    HeadEnricher,
     HeadEntity,
     HeadPathItem,
-    add_group_provider,
-    add_head_enricher,
 )
 from groundnote.core.feedback import FEEDBACK
 from groundnote.core.fts import rebuild_fts
@@ -23,7 +23,7 @@ from groundnote.core.mail_import import MailImportReport, import_mail, parse_mai
 from groundnote.core.propose import PROPOSE_RULE, RULE_RETRACT
 from groundnote.core.reading import LIST_PROPOSALS, LIST_REJECTED, LIST_RULES, PROVENANCE, READ_RULE
 from groundnote.core.rules import RuleAnswer, RuleOut, rule_answer
-from groundnote.core.search import SEARCH, EntityFilter, HeadRestriction, set_entity_filter
+from groundnote.core.search import SEARCH, EntityFilter, HeadRestriction, SearchComposition
 from groundnote.core.sources import STORE_SOURCE, StoreSourceInput
 from groundnote.core.status import LIST_SCOPES, STATUS, approval_mode, proposed_rule_count
 from groundnote.core.transfer import EXPORT, IMPORT, export_lines, import_lines
@@ -51,6 +51,7 @@ CAPABILITIES: list[Capability[Any, Any]] = [
 
 __all__ = [
     "CAPABILITIES",
+    "CORE_GROUPS",
     "GROUP_ORDER",
     "SUBSYSTEM",
     "Bundle",
@@ -61,15 +62,15 @@ __all__ = [
     "GroupKind",
     "GroupProvider",
     "Head",
+    "HeadEnricher",
     "HeadEntity",
     "HeadPathItem",
     "HeadRestriction",
     "MailImportReport",
     "RuleAnswer",
     "RuleOut",
+    "SearchComposition",
     "StoreSourceInput",
-    "add_group_provider",
-    "add_head_enricher",
     "approval_mode",
     "export_lines",
     "import_lines",
@@ -77,5 +78,4 @@ __all__ = [
     "parse_mail_files",
     "rebuild_fts",
     "rule_answer",
-    "set_entity_filter",
 ]

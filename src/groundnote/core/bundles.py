@@ -1,17 +1,18 @@
 """Search bundles: a head rule and its groups in a fixed order (DESIGN §7, seed 000 §11).
 
 Each group comes from a `GroupProvider`; core provides `source`, `thread`, `attachment`,
-`predecessor` and `successor`. The graph subsystem adds `entity`, `contradicts` and
-`same-relation` with `add_group_provider`, and fills `head.entities` with `add_head_enricher`,
-without touching this module (the composition root `runtime.py` registers them): the builder
-orders groups by `GROUP_ORDER`, omits empty ones and builds the `line` summary from each
-provider's `line_part` (an empty part adds nothing).
+`predecessor` and `successor` (`CORE_GROUPS`). The graph subsystem adds `entity`,
+`contradicts` and `same-relation` and fills `head.entities` with a `HeadEnricher`, without
+touching this module: the composition root `runtime.py` puts them into the search composition
+it hands to handlers (`core.search.SearchComposition`). The builder orders groups by
+`GROUP_ORDER`, omits empty ones and builds the `line` summary from each provider's
+`line_part` (an empty part adds nothing).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Protocol
@@ -23,6 +24,7 @@ from groundnote.core.rules import RuleOut, in_force_sql, rule_ref, rules_by_id
 from groundnote.core.sources import attachment_ref, source_ref
 
 __all__ = [
+    "CORE_GROUPS",
     "GROUP_ORDER",
     "Bundle",
     "BundleBuilder",
@@ -39,9 +41,6 @@ __all__ = [
     "HeadEntity",
     "HeadPathItem",
     "Related",
-    "add_group_provider",
-    "add_head_enricher",
-    "default_builder",
     "head_condition",
 ]
 
@@ -371,28 +370,23 @@ class SuccessorGroup:
         return f"superseded by {entries[0].ref.removeprefix('rule/')}"
 
 
-_PROVIDERS: dict[GroupKind, GroupProvider] = {
-    p.kind: p
-    for p in (SourceGroup(), ThreadGroup(), AttachmentGroup(), PredecessorGroup(), SuccessorGroup())
-}
-_ENRICHERS: list[HeadEnricher] = []
-
-
-def add_group_provider(provider: GroupProvider) -> None:
-    """Register (or replace) the provider of one group kind; its place follows GROUP_ORDER."""
-    _PROVIDERS[provider.kind] = provider
-
-
-def add_head_enricher(enricher: HeadEnricher) -> None:
-    """Register a function that adds to a bundle's head, e.g. `head.entities` from the graph."""
-    if enricher not in _ENRICHERS:
-        _ENRICHERS.append(enricher)
+CORE_GROUPS: tuple[GroupProvider, ...] = (
+    SourceGroup(),
+    ThreadGroup(),
+    AttachmentGroup(),
+    PredecessorGroup(),
+    SuccessorGroup(),
+)
 
 
 class BundleBuilder:
-    def __init__(self, providers: list[GroupProvider], enrichers: list[HeadEnricher]) -> None:
+    def __init__(
+        self, providers: Iterable[GroupProvider], enrichers: Iterable[HeadEnricher]
+    ) -> None:
+        """A later provider of a group kind replaces an earlier one; order is GROUP_ORDER's."""
         order = {kind: i for i, kind in enumerate(GROUP_ORDER)}
-        self.providers = sorted(providers, key=lambda p: order[p.kind])
+        by_kind = {p.kind: p for p in providers}
+        self.providers = sorted(by_kind.values(), key=lambda p: order[p.kind])
         self.enrichers = list(enrichers)
 
     def build(self, ctx: BundleContext) -> Bundle:
@@ -442,10 +436,6 @@ def _line(head: Head, parts: list[str], proposed: int) -> str:
     if proposed:
         parts = [*parts, f"(of which {proposed} proposed)"]
     return f"{text} — {'; '.join(parts)}" if parts else text
-
-
-def default_builder() -> BundleBuilder:
-    return BundleBuilder(list(_PROVIDERS.values()), _ENRICHERS)
 
 
 def compact(bundles: list[Bundle]) -> tuple[list[CompactBundle], dict[str, Related]]:

@@ -14,6 +14,7 @@ from groundnote.capabilities import (
     Context,
     HttpExposure,
     McpExposure,
+    Tenancy,
 )
 from groundnote.domain.errors import ReferenceUnknown, ValidationFailed
 from groundnote.domain.guidance import Next, StrictModel
@@ -77,6 +78,7 @@ FEEDBACK: Capability[FeedbackInput, FeedbackOutput] = Capability(
     name="core.feedback",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.field("scope"),
     input=FeedbackInput,
     output=FeedbackOutput,
     description=(

@@ -21,6 +21,7 @@ from groundnote.capabilities import (
     Context,
     HttpExposure,
     McpExposure,
+    Tenancy,
 )
 from groundnote.core.fts import index_rule
 from groundnote.core.rules import (
@@ -258,6 +259,7 @@ PROPOSE_RULE: Capability[ProposeRuleInput, RuleAnswer] = Capability(
     name="core.propose_rule",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.field("scope"),
     input=ProposeRuleInput,
     output=RuleAnswer,
     description=(
@@ -281,6 +283,7 @@ RULE_RETRACT: Capability[RetractInput, RuleAnswer] = Capability(
     name="core.rule_retract",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.field("scope"),
     input=RetractInput,
     output=RuleAnswer,
     description=(

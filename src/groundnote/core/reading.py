@@ -16,6 +16,7 @@ from groundnote.capabilities import (
     Context,
     HttpExposure,
     McpExposure,
+    Tenancy,
 )
 from groundnote.core.fts import match_all, normalize, query_terms
 from groundnote.core.rules import (
@@ -269,6 +270,7 @@ READ_RULE: Capability[ReadRuleInput, RuleAnswer] = Capability(
     name="core.read_rule",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ReadRuleInput,
     output=RuleAnswer,
     description=(
@@ -289,6 +291,7 @@ PROVENANCE: Capability[ReadRuleInput, ProvenanceOutput] = Capability(
     name="core.provenance",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ReadRuleInput,
     output=ProvenanceOutput,
     description=(
@@ -310,6 +313,7 @@ LIST_RULES: Capability[ListRulesInput, RuleList] = Capability(
     name="core.list_rules",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ListRulesInput,
     output=RuleList,
     description=(
@@ -327,6 +331,7 @@ LIST_PROPOSALS: Capability[ScopePageInput, RuleList] = Capability(
     name="core.list_proposals",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ScopePageInput,
     output=RuleList,
     description=(
@@ -344,6 +349,7 @@ LIST_REJECTED: Capability[ScopePageInput, RuleList] = Capability(
     name="core.list_rejected",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ScopePageInput,
     output=RuleList,
     description=(

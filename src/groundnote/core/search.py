@@ -2,11 +2,13 @@
 `as_of`, ranked by bm25 then recency, each built into a bundle. Every search is logged with
 its terms, the refs it returned and its stages, so that `feedback` can refer to it.
 
-The `entity` filter (seed 000 G8) asks a question of the graph's tables. Core does not import
-the graph: the composition root registers the graph's answer with `set_entity_filter`, an SQL
-subquery of allowed rule ids that search joins into its own statements (DESIGN principle 3:
-a cross-subsystem question is an SQL join, and each subsystem's tables are reached through its
-own module). Being SQL, the filter narrows the ranked pool itself instead of the page after it.
+What search is built from is a `SearchComposition` the composition root (`runtime.py`)
+builds and hands to the handler through the context: the bundle group providers (core's and
+the graph's), the head enrichers, and the answer to the `entity` filter (seed 000 G8). Core
+does not import the graph: the filter is an SQL subquery of allowed rule ids that search joins
+into its own statements (DESIGN principle 3: a cross-subsystem question is an SQL join, and
+each subsystem's tables are reached through its own module). Being SQL, the filter narrows the
+ranked pool itself instead of the page after it.
 """
 
 from __future__ import annotations
@@ -28,15 +30,19 @@ from groundnote.capabilities import (
     HttpExposure,
     McpExposure,
     Policies,
+    Tenancy,
 )
 from groundnote.config import Config
 from groundnote.core.bundles import (
+    CORE_GROUPS,
     Bundle,
+    BundleBuilder,
     BundleContext,
     CompactBundle,
+    GroupProvider,
+    HeadEnricher,
     Related,
     compact,
-    default_builder,
     head_condition,
 )
 from groundnote.core.fts import expand_prefixes, match_all, match_any, query_terms
@@ -50,10 +56,10 @@ __all__ = [
     "SEARCH",
     "EntityFilter",
     "HeadRestriction",
+    "SearchComposition",
     "SearchInput",
     "SearchOutput",
     "search",
-    "set_entity_filter",
 ]
 
 POOL_FACTOR = 4
@@ -113,26 +119,31 @@ class HeadRestriction:
 EntityFilter = Callable[[sqlite3.Connection, Config, str, str, str], HeadRestriction]
 """(conn, config, scope, entity id, day) → the heads allowed; raises for an unknown entity."""
 
-_ENTITY_FILTER: list[EntityFilter] = []
 
+@dataclass(frozen=True)
+class SearchComposition:
+    """What search is built from (runtime.py composes it): the bundle group providers, a later
+    one replacing an earlier one of its kind; the head enrichers; what answers `entity`."""
 
-def set_entity_filter(restriction: EntityFilter) -> None:
-    """Register (or replace) what answers the `entity` input of search."""
-    _ENTITY_FILTER[:] = [restriction]
+    providers: tuple[GroupProvider, ...] = CORE_GROUPS
+    enrichers: tuple[HeadEnricher, ...] = ()
+    entity_filter: EntityFilter | None = None
 
+    def builder(self) -> BundleBuilder:
+        return BundleBuilder(self.providers, self.enrichers)
 
-def _entity_restriction(
-    conn: sqlite3.Connection, config: Config, scope: str, entity: str | None, day: str
-) -> HeadRestriction | None:
-    if entity is None:
-        return None
-    if not _ENTITY_FILTER:
-        raise ValidationFailed(
-            "This installation has no entity graph to filter by.",
-            remedy="Search without entity.",
-            problems=[{"key": "entity", "problem": "no entity filter is registered"}],
-        )
-    return _ENTITY_FILTER[0](conn, config, scope, entity, day)
+    def restriction(
+        self, conn: sqlite3.Connection, config: Config, scope: str, entity: str | None, day: str
+    ) -> HeadRestriction | None:
+        if entity is None:
+            return None
+        if self.entity_filter is None:
+            raise ValidationFailed(
+                "This installation has no entity graph to filter by.",
+                remedy="Search without entity.",
+                problems=[{"key": "entity", "problem": "no entity filter is composed"}],
+            )
+        return self.entity_filter(conn, config, scope, entity, day)
 
 
 @dataclass(frozen=True)
@@ -260,8 +271,9 @@ def _search_scope(
     ctx: Context, scope: str, terms: list[str], value: SearchInput, day: str, stages: dict[str, Any]
 ) -> list[tuple[_Hit, Bundle]]:
     pool = max(POOL_MIN, value.limit * POOL_FACTOR)
+    composition = ctx.services.get(SearchComposition)
     with ctx.scope_db(scope).read() as conn:
-        only = _entity_restriction(conn, ctx.config, scope, value.entity, day)
+        only = composition.restriction(conn, ctx.config, scope, value.entity, day)
         words = expand_prefixes(conn, terms)
         first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed, only)
         hits = first.hits(value.limit, set(), stages)
@@ -275,7 +287,7 @@ def _search_scope(
         today = ctx.today()
         base = ctx.public_url()
         rules = rules_by_id(conn, [h.rule_id for h in hits], today=today, approval_base=base)
-        builder = default_builder()
+        builder = composition.builder()
         return [
             (
                 h,
@@ -383,6 +395,7 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
     name="core.search",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.fields("scope", "scopes"),
     input=SearchInput,
     output=SearchOutput,
     description=(

@@ -24,6 +24,7 @@ from groundnote.capabilities import (
     Context,
     HttpExposure,
     McpExposure,
+    Tenancy,
 )
 from groundnote.core.fts import index_source
 from groundnote.domain.errors import ValidationFailed
@@ -312,6 +313,7 @@ STORE_SOURCE: Capability[StoreSourceInput, SourceOut] = Capability(
     name="core.store_source",
     kind="command",
     right=Right.PROPOSE,
+    tenancy=Tenancy.field("scope"),
     input=StoreSourceInput,
     output=SourceOut,
     description=(

@@ -17,6 +17,7 @@ from groundnote.capabilities import (
     HttpExposure,
     McpExposure,
     Policies,
+    Tenancy,
 )
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import ScopeName
@@ -44,9 +45,9 @@ class ListScopesOutput(BaseModel):
 
 
 def list_scopes(ctx: Context, _: ListScopesInput) -> ListScopesOutput:
-    assert ctx.principal is not None
+    assert ctx.principal is not None  # the scopes are the grant's: credentials were required
     entries = []
-    for name in ctx.principal.readable_scopes(ctx.home.scope_names()):
+    for name in ctx.scopes:
         right = ctx.principal.right_on(name)
         assert right is not None
         entries.append(
@@ -110,11 +111,9 @@ def _pending(ctx: Context, db: Database) -> dict[str, int]:
 
 
 def status(ctx: Context, value: StatusInput) -> StatusOutput:
-    assert ctx.principal is not None
-    names = [value.scope] if value.scope else ctx.principal.readable_scopes(ctx.home.scope_names())
-    ctx.log.cross_scope = len(names) > 1
+    ctx.log.cross_scope = len(ctx.scopes) > 1
     out = []
-    for name in names:
+    for name in ctx.scopes:
         db = ctx.scope_db(name)
         out.append(
             ScopeStatus(
@@ -136,6 +135,7 @@ LIST_SCOPES: Capability[ListScopesInput, ListScopesOutput] = Capability(
     name="core.list_scopes",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.instance(),
     input=ListScopesInput,
     output=ListScopesOutput,
     description=(
@@ -154,6 +154,7 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
     name="core.status",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=StatusInput,
     output=StatusOutput,
     description=(

@@ -18,7 +18,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from groundnote.auth.principal import Right
-from groundnote.capabilities import Annotations, Capability, CliExposure, Context, HttpExposure
+from groundnote.capabilities import (
+    Annotations,
+    Capability,
+    CliExposure,
+    Context,
+    HttpExposure,
+    Tenancy,
+)
 from groundnote.core.fts import index_sources
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
@@ -219,6 +226,7 @@ EXPORT: Capability[ExportInput, ExportOutput] = Capability(
     name="core.export",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ExportInput,
     output=ExportOutput,
     description=(
@@ -236,6 +244,7 @@ IMPORT: Capability[ImportInput, ImportOutput] = Capability(
     name="core.import",
     kind="command",
     right=Right.DECIDE,
+    tenancy=Tenancy.field("scope"),
     input=ImportInput,
     output=ImportOutput,
     description=(

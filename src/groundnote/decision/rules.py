@@ -11,13 +11,12 @@ from typing import Literal
 from pydantic import Field
 
 from groundnote.auth.principal import Right
-from groundnote.capabilities import Annotations, Capability, Context, HttpExposure
+from groundnote.capabilities import Annotations, Capability, Context, HttpExposure, Tenancy
 from groundnote.core import RuleAnswer, rule_answer
 from groundnote.domain.errors import (
     AlreadyDecided,
     NotFound,
     ReasonMissing,
-    RightMissing,
     StateChanged,
 )
 from groundnote.domain.guidance import Next, StrictModel
@@ -39,8 +38,6 @@ class RuleDecisionInput(StrictModel):
 
 
 def rule_decide(ctx: Context, value: RuleDecisionInput) -> RuleAnswer:
-    if not ctx.actor.startswith("person:"):
-        raise RightMissing("Only a person decides on rules.", remedy="Decide on the approval page.")
     if value.verdict != "adopt" and not (value.reason and value.reason.strip()):
         raise ReasonMissing(f"To {value.verdict} a rule, give a reason.")
     with ctx.write(value.scope) as conn:
@@ -76,6 +73,7 @@ RULE_DECIDE: Capability[RuleDecisionInput, RuleAnswer] = Capability(
     name="decision.rule_decide",
     kind="command",
     right=Right.DECIDE,
+    tenancy=Tenancy.field("scope"),
     input=RuleDecisionInput,
     output=RuleAnswer,
     description=(

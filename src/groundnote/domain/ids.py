@@ -26,6 +26,7 @@ __all__ = [
     "ScopeName",
     "SourceId",
     "format_seq_id",
+    "scope_of",
 ]
 
 SCOPE_RE = r"^[a-z][a-z0-9-]{1,39}$"
@@ -55,3 +56,15 @@ def format_seq_id(scope: str, marker: str, seq: int) -> str:
     if not _SUFFIX.match(marker):
         raise ValueError(f"id marker must be one lowercase letter or empty, not {marker!r}")
     return f"{scope}-{marker}{seq:04d}"
+
+
+_REF_KIND = re.compile(r"^[a-z]+/")
+_SEQ_SUFFIX = re.compile(r"-(?:[elr])?\d{4,}$")
+
+
+def scope_of(item: str) -> str:
+    """The scope an id or ref carries (seed 000 §2): `sales-e0007`, `entity/sales-e0007@3`,
+    `link/sales-l0042`, `sales-r0001`, rule `sales-0001` → `sales`. Text that carries no
+    scope comes back whole, and is then refused like any unknown scope."""
+    bare = _REF_KIND.sub("", item, count=1).partition("@")[0]
+    return _SEQ_SUFFIX.sub("", bare)

@@ -1,4 +1,5 @@
-"""Payloads the write shapes and MCP tools accept, and the rows they answer with.
+"""The inputs and answers of every impulse operation: the payloads the write shapes and MCP
+tools accept, the read shapes' pointers, the rows they answer with, discovery.
 
 Payload models refuse unknown keys, so `org_id` can never arrive in a payload: the org comes
 from the credential and nothing else.
@@ -8,27 +9,46 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from groundnote.domain.guidance import StrictModel
 
 __all__ = [
+    "AUDIT_FIELD",
     "Concept",
+    "ConceptCreateInput",
     "ConceptFromSource",
+    "ConceptPointer",
     "ConceptSequence",
+    "ConceptSequences",
+    "ConceptWritten",
+    "CooccurrencePointer",
     "CreateConceptRequest",
     "DecontaminateRequest",
     "DecontaminationChange",
     "DecontaminationReport",
+    "DiscoveryInput",
+    "DiscoveryRecord",
     "Edge",
+    "EdgeWritten",
+    "ImpulseReadInput",
     "LinkData",
     "Outcome",
+    "PruneInput",
+    "Pruned",
+    "RelatedPointer",
     "SequenceData",
+    "SequencePointer",
+    "SequenceWritten",
+    "ShapeAnswer",
     "SignatureUpsertRequest",
     "SignatureUpsertResult",
+    "SignatureUpserted",
     "Usage",
     "UsageData",
     "UsageStats",
+    "UsageWritten",
+    "payload_pointer",
 ]
 
 Outcome = Literal["success", "failure", "partial", "unknown"]
@@ -200,3 +220,125 @@ class DecontaminationReport(BaseModel):
         description="Rows that earn no credit, by reason: synthetic, unbound, not_success."
     )
     changes: list[DecontaminationChange]
+
+
+# -- the MCP tools' inputs and answers ----------------------------------------------------
+
+AUDIT_FIELD = Field(
+    description="The conceptUpkeepAuditLog impulse of this write; null if it failed."
+)
+
+
+class ConceptCreateInput(StrictModel):
+    concept: CreateConceptRequest = Field(description="The concept, as conceptData of the shape.")
+
+
+class ConceptWritten(BaseModel):
+    concept: Concept
+    audit_impulse_id: str | None = AUDIT_FIELD
+
+
+class EdgeWritten(BaseModel):
+    edge: Edge
+    audit_impulse_id: str | None = AUDIT_FIELD
+
+
+class SignatureUpserted(BaseModel):
+    id: str
+    created: bool = Field(description="true only for the call that created the concept.")
+    audit_impulse_id: str | None = AUDIT_FIELD
+
+
+class UsageWritten(BaseModel):
+    usage: Usage
+    audit_impulse_id: str | None = AUDIT_FIELD
+
+
+class SequenceWritten(BaseModel):
+    sequence: ConceptSequence
+    audit_impulse_id: str | None = AUDIT_FIELD
+
+
+# -- discovery, reading and pruning impulses -----------------------------------------------
+
+
+class DiscoveryInput(StrictModel):
+    pass
+
+
+class DiscoveryRecord(BaseModel):
+    vessel_id: str
+    base_url: str
+    shapes: list[str] = Field(description="Every shape the resolve endpoint dispatches.")
+    anonymous_shapes: list[str] = Field(
+        description="Shapes callers without credentials may resolve."
+    )
+    resolve_endpoint: str
+    resolve_request_format: Literal["pointer"] = "pointer"
+    auth_scheme: Literal["bearer"] = "bearer"
+
+
+class ImpulseReadInput(StrictModel):
+    id: str = Field(
+        min_length=1, max_length=200, description="An impulse id, e.g. an auditImpulseId."
+    )
+
+
+class PruneInput(StrictModel):
+    pass
+
+
+class Pruned(BaseModel):
+    removed: int = Field(description="Impulses of your org whose expires_at had passed.")
+
+
+# -- the shapes: read pointers, write pointers, the answer of every shape -------------------
+
+
+class ConceptPointer(StrictModel):
+    concept_id: str = Field(min_length=1, max_length=200)
+
+
+class RelatedPointer(StrictModel):
+    concept_id: str = Field(min_length=1, max_length=200)
+    edge_type: str | None = Field(None, min_length=1, max_length=100)
+    min_weight: float = Field(0.0, ge=0, le=1)
+    limit: int = Field(20, ge=1, le=500)
+
+
+class CooccurrencePointer(StrictModel):
+    edge_type: str | None = Field(None, min_length=1, max_length=100)
+    pointer_type: str | None = Field(None, min_length=1, max_length=200)
+    min_weight: float = Field(0.0, ge=0, le=1)
+    min_count: int = Field(1, ge=1)
+    limit: int = Field(50, ge=1, le=1000)
+
+
+class SequencePointer(StrictModel):
+    concept_id: str | None = Field(None, min_length=1, max_length=200)
+    trace_id: str | None = Field(None, min_length=1, max_length=200)
+    limit: int = Field(20, ge=1, le=500)
+
+
+class ConceptSequences(BaseModel):
+    sequences: list[ConceptSequence]
+
+
+def payload_pointer(payload: type[BaseModel], field: str) -> type[BaseModel]:
+    """The pointer of a write shape whose payload sits in one field (`{"linkData": {…}}`): the
+    payload is its `data`, so one input model carries the seed's field name."""
+    model: type[BaseModel] = create_model(
+        f"{payload.__name__}Pointer",
+        __base__=StrictModel,
+        data=(payload, Field(alias=field, description=f"The {field} object of the shape.")),
+    )
+    return model
+
+
+class ShapeAnswer(BaseModel):
+    """What a shape resolves to; the endpoint wraps it in seed 003's envelope."""
+
+    content: Any = Field(description="The resolved content; the envelope carries it as JSON text.")
+    summary: str
+    audit_impulse_id: str | None = None
+    audited: bool = Field(False, description="The shape records an audit impulse.")

@@ -9,14 +9,13 @@ audit insert fails, the failure is logged, the id is None, and the write still c
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from groundnote.config import Config
+from groundnote.capabilities import Context
 from groundnote.impulses.concepts import create_concept, create_from_source, upsert_by_signature
 from groundnote.impulses.edges import link_concepts
 from groundnote.impulses.events import lifecycle
@@ -32,9 +31,16 @@ from groundnote.impulses.models import (
 from groundnote.impulses.session import Session
 from groundnote.impulses.table import insert_impulse, instant_after
 from groundnote.impulses.usage import decontaminate_credits, record_sequence, record_usage
-from groundnote.store.home import Home
 
-__all__ = ["AUDIT_SHAPE", "WRITE_OPS", "Caller", "WriteOp", "WriteOutcome", "perform"]
+__all__ = [
+    "AUDIT_SHAPE",
+    "WRITE_OPS",
+    "Caller",
+    "WriteOp",
+    "WriteOutcome",
+    "caller_of",
+    "perform",
+]
 
 log = logging.getLogger("groundnote.impulses")
 
@@ -198,21 +204,23 @@ def _audit(
     return impulse.id
 
 
-def perform(
-    home: Home,
-    config: Config,
-    caller: Caller,
-    op: WriteOp,
-    payload: BaseModel,
-    *,
-    within: Callable[[sqlite3.Connection], None] | None = None,
-) -> WriteOutcome:
-    """Run one write operation in the caller's org; `within` adds rows to the same transaction."""
-    with home.instance.write() as conn:
-        s = Session(conn, caller.org, home.clock.instant(), config.impulses)
+def caller_of(ctx: Context) -> Caller:
+    """Who writes: the credential's org (an anonymous read is the anonymous org's), the actor,
+    and the activity the transport named."""
+    return Caller(
+        org=ctx.org or ctx.config.impulses.anonymous_org,
+        actor=ctx.actor,
+        activity_id=ctx.meta.get("activity_id"),
+    )
+
+
+def perform(ctx: Context, op: WriteOp, payload: BaseModel) -> WriteOutcome:
+    """Run one write operation in the caller's org: one instance.db transaction holding the
+    write, its audit impulse and the call's log row; the events fire after it commits."""
+    caller = caller_of(ctx)
+    with ctx.write_instance() as conn:
+        s = Session(conn, caller.org, ctx.clock.instant(), ctx.config.impulses)
         result = op.run(s, payload)
         audit_id = _audit(s, op, payload, result, caller) if op.audited else None
-        if within is not None:
-            within(conn)
-    lifecycle(home).emit(s.events)
+    lifecycle(ctx.home).emit(s.events)
     return WriteOutcome(result, audit_id)

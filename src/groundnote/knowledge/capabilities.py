@@ -23,6 +23,7 @@ from groundnote.capabilities import (
     HttpExposure,
     McpExposure,
     Policies,
+    Tenancy,
 )
 from groundnote.domain.errors import ValidationFailed
 from groundnote.domain.guidance import Next
@@ -51,14 +52,13 @@ __all__ = ["CANDIDATES", "CAPABILITIES", "RECORD", "STATUS", "VALIDATE"]
 def _scope(ctx: Context, named: str | None) -> str:
     if named is not None:
         return named
-    assert ctx.principal is not None
-    readable = ctx.principal.readable_scopes(ctx.home.scope_names())
+    readable = ctx.scopes  # every scope the grant may read, when the input names none
     bound = [s for s in readable if ctx.home.scope_info(s).repo]
     if len(bound) == 1:
         return bound[0]
     if not bound and ctx.channel == "cli" and len(readable) == 1:
         return readable[0]  # the command line reads the checkout of the current directory
-    choices = bound or readable
+    choices = bound or list(readable)
     raise ValidationFailed(
         "Name the scope: your grant reaches "
         + (
@@ -246,6 +246,7 @@ RECORD: Capability[KnowledgeRecordInput, KnowledgeRecord] = Capability(
     name="knowledge_base.record",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=KnowledgeRecordInput,
     output=KnowledgeRecord,
     description=(
@@ -288,6 +289,7 @@ CANDIDATES: Capability[CandidatesInput, CandidatesOutput] = Capability(
     name="knowledge_base.candidates",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=CandidatesInput,
     output=CandidatesOutput,
     description=(
@@ -308,6 +310,7 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
     name="knowledge_base.status",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=StatusInput,
     output=StatusOutput,
     description=(
@@ -327,6 +330,7 @@ VALIDATE: Capability[ValidateInput, ValidateOutput] = Capability(
     name="knowledge_base.validate",
     kind="query",
     right=Right.READ,
+    tenancy=Tenancy.field("scope"),
     input=ValidateInput,
     output=ValidateOutput,
     description=(

@@ -7,91 +7,71 @@ first, so each archive version passes the table's has-children backstop on its o
 
 from __future__ import annotations
 
-from groundnote.auth.principal import Right
-from groundnote.capabilities import Annotations, Capability, Context, HttpExposure
+import sqlite3
+
+from groundnote.capabilities import Context
 from groundnote.domain.errors import AlreadyDecided, HasChildren, VersionOutdated
-from groundnote.domain.guidance import Next
-from groundnote.structure.models import ArchiveAnswer, ArchiveInput, EntityState
+from groundnote.domain.guidance import PathItem
+from groundnote.structure.models import ArchiveInput, EntityState
 from groundnote.structure.state import entity_state
 from groundnote.structure.versions import (
     current_version,
-    decider,
     entity_path,
-    scope_of,
     write_version,
 )
 
-__all__ = ["ARCHIVE", "archive"]
+__all__ = ["archive_entity"]
 
 
-def archive(ctx: Context, value: ArchiveInput) -> ArchiveAnswer:
-    scope = scope_of(value.id)
-    decider(ctx.home, ctx.principal, scope)
+def archive_entity(
+    ctx: Context, conn: sqlite3.Connection, scope: str, value: ArchiveInput
+) -> tuple[list[EntityState], list[PathItem]]:
+    """Archive the entity (its active subtree first, when asked) in the open transaction;
+    answers what was archived, children first, and the entity's path before."""
     reason = (value.reason or "").strip() or "archived on the approval page"
-    with ctx.write(scope) as conn:
-        current = current_version(conn, value.id)
-        if current.status == "archived":
-            raise AlreadyDecided(f"{value.id} is archived already.", current=current.ref)
-        if value.version != current.version:
-            raise VersionOutdated(
-                f"entity/{value.id}@{value.version} is not the current version; "
-                f"the current one is {current.ref}.",
-                remedy=f"Reload the page and look at {current.ref} before archiving.",
-                current=current.ref,
-            )
-        below = [
-            r[0]
-            for r in conn.execute(
-                "SELECT c.descendant_id FROM entity_closure c "
-                "JOIN entity_current k ON k.id = c.descendant_id "
-                "WHERE c.ancestor_id = ? AND c.depth >= 1 AND k.status <> 'archived' "
-                "ORDER BY c.depth DESC, k.id",
-                (value.id,),
-            )
-        ]
-        if below and not value.subtree:
-            raise HasChildren(
-                f"{value.id} has {len(below)} active descendant(s); archived entities keep "
-                "no active children.",
-                remedy="Archive the children first, or archive the whole subtree (subtree: true).",
-                children=below[:20],
-            )
-        at = ctx.clock.instant()
-        path = entity_path(conn, value.id)
-        archived: list[EntityState] = []
-        for entity_id in [*below, value.id]:
-            base = current_version(conn, entity_id)
-            write_version(
-                conn,
-                base,
-                change="archive",
-                status="archived",
-                by=ctx.actor,
-                at=at,
-                reason=reason,
-                valid_to=max(ctx.today(), base.valid_from),
-            )
-            now = current_version(conn, entity_id)
-            archived.append(entity_state(conn, now, scope, ctx.public_url()))
-        ctx.log.refs = [f"entity/{e.id}@{e.version}" for e in archived]
-    steps = [Next(tool="entity_tree", why="see what remains under the parent")]
-    return ArchiveAnswer(archived=archived, path=path, next=steps)
-
-
-ARCHIVE: Capability[ArchiveInput, ArchiveAnswer] = Capability(
-    name="structure.archive",
-    kind="command",
-    right=Right.DECIDE,
-    input=ArchiveInput,
-    output=ArchiveAnswer,
-    description=(
-        "A person archives an entity (give the version they saw). Archived is terminal. An "
-        "entity with active children is refused as has-children unless subtree is true; then "
-        "the whole subtree is archived together, children first."
-    ),
-    handler=archive,
-    http=HttpExposure("POST", "/v1/entities/{id}/archive"),
-    approval=True,
-    annotations=Annotations(read_only=False, destructive=True),
-    log_operation="archive_entity",
-)
+    current = current_version(conn, value.id)
+    if current.status == "archived":
+        raise AlreadyDecided(f"{value.id} is archived already.", current=current.ref)
+    if value.version != current.version:
+        raise VersionOutdated(
+            f"entity/{value.id}@{value.version} is not the current version; "
+            f"the current one is {current.ref}.",
+            remedy=f"Reload the page and look at {current.ref} before archiving.",
+            current=current.ref,
+        )
+    below = [
+        r[0]
+        for r in conn.execute(
+            "SELECT c.descendant_id FROM entity_closure c "
+            "JOIN entity_current k ON k.id = c.descendant_id "
+            "WHERE c.ancestor_id = ? AND c.depth >= 1 AND k.status <> 'archived' "
+            "ORDER BY c.depth DESC, k.id",
+            (value.id,),
+        )
+    ]
+    if below and not value.subtree:
+        raise HasChildren(
+            f"{value.id} has {len(below)} active descendant(s); archived entities keep "
+            "no active children.",
+            remedy="Archive the children first, or archive the whole subtree (subtree: true).",
+            children=below[:20],
+        )
+    at = ctx.clock.instant()
+    path = entity_path(conn, value.id)
+    archived: list[EntityState] = []
+    for entity_id in [*below, value.id]:
+        base = current_version(conn, entity_id)
+        write_version(
+            conn,
+            base,
+            change="archive",
+            status="archived",
+            by=ctx.actor,
+            at=at,
+            reason=reason,
+            valid_to=max(ctx.today(), base.valid_from),
+        )
+        now = current_version(conn, entity_id)
+        archived.append(entity_state(conn, now, scope, ctx.public_url()))
+    ctx.log.refs = [f"entity/{e.id}@{e.version}" for e in archived]
+    return archived, path

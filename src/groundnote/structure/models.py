@@ -1,23 +1,41 @@
-"""Inputs and answers of the approval channel's structure operations (seed 000 §10)."""
+"""Inputs and answers of the approval channel's structure operations (seed 000 §10), and of
+the reads behind the approval pages (seed 000 §12)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from groundnote.domain.guidance import Next, PathItem, StrictModel
-from groundnote.domain.ids import EntityId
+from groundnote.domain.ids import EntityId, RuleId, ScopeName
 
 __all__ = [
+    "PAGE_SIZE",
     "ArchiveAnswer",
     "ArchiveInput",
+    "ChangeView",
+    "Counts",
+    "EndView",
+    "EntityItem",
     "EntityState",
+    "LinkItem",
     "LinkState",
+    "Overview",
+    "OverviewInput",
+    "PendingPage",
+    "ProposalsPage",
     "ReviewAnswer",
     "ReviewOut",
     "ReviewRequest",
+    "RuleInput",
+    "RuleView",
+    "ScopePageInput",
+    "ScopeWaiting",
+    "VersionRow",
 ]
+
+PAGE_SIZE = 20
 
 _ENTITY_VERSION = r"entity/[a-z][a-z0-9-]{1,39}-e\d{4,}@[1-9]\d*"
 _LINK = r"link/[a-z][a-z0-9-]{1,39}-l\d{4,}"
@@ -100,3 +118,147 @@ class ArchiveAnswer(BaseModel):
     archived: list[EntityState] = Field(description="Every entity archived, children first.")
     path: list[PathItem] = Field(default_factory=list)
     next: list[Next] = Field(default_factory=list, max_length=3)
+
+
+# -- what the approval pages read ---------------------------------------------------------
+
+
+class VersionRow(BaseModel):
+    """One stored entity version, as the approval channel reads and copies it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    version: int
+    type: str
+    name: str
+    aliases: list[str]
+    parent_id: str | None
+    status: Literal["active", "unconfirmed", "archived"]
+    valid_from: str
+    valid_to: str | None
+    evidence: str | None
+    change: str
+    channel: str
+    changed_by: str
+    changed_at: str
+    reason: str
+    aliases_json: str = Field(
+        description="The stored text: a copy must match it byte for byte (state-changed)."
+    )
+
+    @property
+    def ref(self) -> str:
+        return f"entity/{self.id}@{self.version}"
+
+
+class Counts(BaseModel):
+    entities: int
+    links: int
+    rules: int
+
+    @property
+    def total(self) -> int:
+        return self.entities + self.links + self.rules
+
+
+class ChangeView(BaseModel):
+    row: VersionRow
+    before: list[PathItem] | None = Field(
+        description="The path before a move or rename; null for a create."
+    )
+    after: list[PathItem]
+    aliases_added: list[str] = Field(default_factory=list)
+    aliases_removed: list[str] = Field(default_factory=list)
+
+
+class EntityItem(BaseModel):
+    kind: Literal["entity"] = "entity"
+    id: str
+    at: str
+    current: VersionRow
+    path: list[PathItem]
+    changes: list[ChangeView]
+    subtree_size: int = Field(description="Active descendants that a move carries along.")
+    overridden: list[dict[str, Any]] = Field(
+        description="Duplicate candidates the create was forced past."
+    )
+
+
+class EndView(BaseModel):
+    ref: str
+    kind: str = Field(description="entity, rule, source or attachment")
+    label: str
+    path: list[PathItem] = Field(default_factory=list)
+    status: str | None = None
+
+
+class LinkItem(BaseModel):
+    kind: Literal["link"] = "link"
+    id: str
+    at: str
+    type: str
+    confidence: float | None
+    reason: str | None
+    evidence: str | None
+    by: str
+    source: EndView
+    target: EndView
+
+
+class RuleView(BaseModel):
+    id: str
+    scope: str
+    statement: str
+    status: str
+    auto_adopted: bool
+    valid_from: str
+    valid_to: str | None
+    supersedes: str | None
+    proposed_at: str
+    proposed_by: str
+    quote: str | None
+    evidence: list[EndView]
+    decisions: list[dict[str, str | None]]
+    concerns: list[LinkItem]
+
+
+class OverviewInput(StrictModel):
+    pass
+
+
+class ScopeWaiting(BaseModel):
+    name: str
+    counts: Counts
+    entries: list[EntityItem | LinkItem] = Field(description="The newest five pending items.")
+    total: int = Field(description="Pending entities and links in all.")
+
+
+class Overview(BaseModel):
+    scopes: list[ScopeWaiting]
+    pending: int = Field(description="Everything waiting, in every scope.")
+
+
+class ScopePageInput(StrictModel):
+    scope: ScopeName
+    page: int = Field(1, ge=1, le=100_000, description=f"{PAGE_SIZE} items a page.")
+
+
+class PendingPage(BaseModel):
+    scope: str
+    total: int
+    page: int
+    pages: int
+    items: list[EntityItem | LinkItem]
+
+
+class ProposalsPage(BaseModel):
+    scope: str
+    total: int
+    page: int
+    pages: int
+    rules: list[RuleView]
+
+
+class RuleInput(StrictModel):
+    id: RuleId

@@ -1,5 +1,6 @@
 """Reviews: a person confirms or reverts an agent's entity version, confirms or rejects a
-proposed link (seed 000 §3.3, §10, §12; G7). `INSERT INTO review` lives only here (AT3).
+proposed link (seed 000 §3.3, §10, §12; G7). `INSERT INTO review` lives only here (AT3); the
+handler (`handlers.review`) opens the transaction and calls one of the two writers here.
 
 Checked in code, in this order, so that the answer carries a remedy: the target exists; no
 review of it exists (already-decided); an entity target is the current version
@@ -12,36 +13,32 @@ from __future__ import annotations
 import sqlite3
 from typing import Literal
 
-from groundnote.auth.principal import Right
-from groundnote.capabilities import Annotations, Capability, Context, HttpExposure
+from groundnote.capabilities import Context
 from groundnote.domain.errors import (
     AlreadyDecided,
     Cycle,
     HasChildren,
     NotFound,
     ParentArchived,
-    ReasonMissing,
     StateChanged,
     ValidationFailed,
     VersionOutdated,
 )
 from groundnote.domain.guidance import Next
 from groundnote.graph.closure import on_move
-from groundnote.graph.fts import published, put_text
+from groundnote.graph.fts import put_text
 from groundnote.structure.models import ReviewAnswer, ReviewOut, ReviewRequest
 from groundnote.structure.state import entity_state, link_state
 from groundnote.structure.versions import (
     AGENT_CHANNELS,
     VersionRow,
     current_version,
-    decider,
     entity_path,
-    scope_of,
     version_row,
     write_version,
 )
 
-__all__ = ["REVIEW", "review"]
+__all__ = ["review_entity", "review_link"]
 
 
 def _insert_review(
@@ -140,7 +137,7 @@ def _check_restore(conn: sqlite3.Connection, current: VersionRow, restore: Versi
         )
 
 
-def _review_entity(
+def review_entity(
     ctx: Context, conn: sqlite3.Connection, scope: str, value: ReviewRequest
 ) -> tuple[ReviewAnswer, int | None]:
     ref, _, number = value.target.partition("@")
@@ -236,7 +233,7 @@ def _review_entity(
     return answer, fts_seq
 
 
-def _review_link(
+def review_link(
     ctx: Context, conn: sqlite3.Connection, scope: str, value: ReviewRequest
 ) -> ReviewAnswer:
     link_id = value.target.removeprefix("link/")
@@ -268,44 +265,3 @@ def _review_link(
         path=entity_path(conn, ends[0].removeprefix("entity/")) if ends else [],
         next=[Next(tool="link_list", why="see the links of the item")],
     )
-
-
-def review(ctx: Context, value: ReviewRequest) -> ReviewAnswer:
-    item_id = value.target.split("/", 1)[1].partition("@")[0]
-    scope = scope_of(item_id)
-    decider(ctx.home, ctx.principal, scope)
-    if value.verdict in ("reject", "revert") and not (value.reason and value.reason.strip()):
-        raise ReasonMissing(
-            f"To {value.verdict}, give a reason.",
-            remedy="Say why, in a sentence the agent can learn from, and send it again.",
-        )
-    fts_seq: int | None = None
-    with ctx.write(scope) as conn:
-        if value.target.startswith("entity/"):
-            answer, fts_seq = _review_entity(ctx, conn, scope, value)
-        else:
-            answer = _review_link(ctx, conn, scope, value)
-    if fts_seq is not None:
-        published(ctx.scope_db(scope), [fts_seq])
-    return answer
-
-
-REVIEW: Capability[ReviewRequest, ReviewAnswer] = Capability(
-    name="structure.review",
-    kind="command",
-    right=Right.DECIDE,
-    input=ReviewRequest,
-    output=ReviewAnswer,
-    description=(
-        "A person confirms or reverts an agent's change to an entity (target: its current "
-        "version, entity/<id>@<n>), or confirms or rejects a proposed link (link/<id>). Revert "
-        "restores the last confirmed state as a new version, or archives an entity that was "
-        "never confirmed. Reject and revert need a reason. A review of an older version is "
-        "refused as version-outdated (naming the current one), a second review as already-decided."
-    ),
-    handler=review,
-    http=HttpExposure("POST", "/v1/reviews"),
-    approval=True,
-    annotations=Annotations(read_only=False, destructive=True),
-    log_operation="review_structure",
-)

@@ -8,74 +8,23 @@ written here and nowhere else; each copies the version it follows and changes on
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-from dataclasses import dataclass
 from typing import Literal
 
-from groundnote.auth.principal import Principal, Right
-from groundnote.domain.errors import NotFound, RightMissing, scope_refusal
+from groundnote.domain.errors import NotFound
 from groundnote.domain.guidance import PathItem
-from groundnote.store.home import Home
+from groundnote.structure.models import VersionRow
 
 __all__ = [
     "AGENT_CHANNELS",
     "VersionRow",
     "current_version",
-    "decider",
     "entity_path",
-    "scope_of",
     "version_row",
     "write_version",
 ]
 
 AGENT_CHANNELS = ("mcp", "api")
-_SEQ_SUFFIX = re.compile(r"-(?:[elr])?\d{4,}$")
-
-
-def scope_of(item_id: str) -> str:
-    """The scope of an entity, link, review or rule id: the id without its number (seed §2)."""
-    return _SEQ_SUFFIX.sub("", item_id)
-
-
-def decider(home: Home, principal: Principal | None, scope: str) -> Principal:
-    """The person deciding on `scope`; a grant or a foreign scope is refused before any read."""
-    if principal is None or not principal.id.startswith("person:"):
-        raise RightMissing(
-            "Only a person decides on the approval channel.",
-            remedy="Decide on the approval page; agents point the person to its approval_url.",
-        )
-    right = principal.right_on(scope)
-    if right is None:
-        raise scope_refusal()
-    home.scope_info(scope)  # a missing scope gets the same refusal
-    if right < Right.DECIDE:
-        raise RightMissing("Deciding needs the decide right on this scope.")
-    return principal
-
-
-@dataclass(frozen=True)
-class VersionRow:
-    id: str
-    version: int
-    type: str
-    name: str
-    aliases: list[str]
-    parent_id: str | None
-    status: Literal["active", "unconfirmed", "archived"]
-    valid_from: str
-    valid_to: str | None
-    evidence: str | None
-    change: str
-    channel: str
-    changed_by: str
-    changed_at: str
-    reason: str
-    aliases_json: str  # the stored text: a copy must match it byte for byte (state-changed)
-
-    @property
-    def ref(self) -> str:
-        return f"entity/{self.id}@{self.version}"
 
 
 def _row(row: sqlite3.Row) -> VersionRow:

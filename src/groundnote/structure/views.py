@@ -6,96 +6,28 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from typing import Any
 
 from groundnote.domain.guidance import PathItem
+from groundnote.domain.ids import scope_of
+from groundnote.structure.models import (
+    ChangeView,
+    Counts,
+    EndView,
+    EntityItem,
+    LinkItem,
+    RuleView,
+    VersionRow,
+)
 from groundnote.structure.state import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
-from groundnote.structure.versions import VersionRow, current_version, entity_path, version_row
+from groundnote.structure.versions import current_version, entity_path, version_row
 
 __all__ = [
-    "ChangeView",
-    "Counts",
-    "EndView",
-    "EntityItem",
-    "LinkItem",
-    "RuleView",
     "counts",
     "pending_items",
     "proposed_rules",
     "rule_view",
 ]
-
-
-@dataclass(frozen=True)
-class Counts:
-    entities: int
-    links: int
-    rules: int
-
-    @property
-    def total(self) -> int:
-        return self.entities + self.links + self.rules
-
-
-@dataclass(frozen=True)
-class ChangeView:
-    row: VersionRow
-    before: list[PathItem] | None  # the path before a move or rename; None for a create
-    after: list[PathItem]
-    aliases_added: list[str] = field(default_factory=list)
-    aliases_removed: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class EntityItem:
-    id: str
-    at: str
-    current: VersionRow
-    path: list[PathItem]
-    changes: list[ChangeView]
-    subtree_size: int  # active descendants that a move carries along
-    overridden: list[dict[str, object]]  # duplicate candidates the create was forced past
-    kind: str = "entity"
-
-
-@dataclass(frozen=True)
-class EndView:
-    ref: str
-    kind: str  # entity, rule, source, attachment
-    label: str
-    path: list[PathItem] = field(default_factory=list)
-    status: str | None = None
-
-
-@dataclass(frozen=True)
-class LinkItem:
-    id: str
-    at: str
-    type: str
-    confidence: float | None
-    reason: str | None
-    evidence: str | None
-    by: str
-    source: EndView
-    target: EndView
-    kind: str = "link"
-
-
-@dataclass(frozen=True)
-class RuleView:
-    id: str
-    statement: str
-    status: str
-    auto_adopted: bool
-    valid_from: str
-    valid_to: str | None
-    supersedes: str | None
-    proposed_at: str
-    proposed_by: str
-    quote: str | None
-    evidence: list[EndView]
-    decisions: list[dict[str, str | None]]
-    concerns: list[LinkItem]
 
 
 def counts(conn: sqlite3.Connection) -> Counts:
@@ -104,7 +36,7 @@ def counts(conn: sqlite3.Connection) -> Counts:
     ).fetchone()[0]
     links = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) p").fetchone()[0]
     rules = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
-    return Counts(int(entities), int(links), int(rules))
+    return Counts(entities=int(entities), links=int(links), rules=int(rules))
 
 
 def _node(row: VersionRow) -> PathItem:
@@ -118,20 +50,20 @@ def _parent_path(conn: sqlite3.Connection, parent_id: str | None) -> list[PathIt
 def _change(conn: sqlite3.Connection, row: VersionRow) -> ChangeView:
     after = [*_parent_path(conn, row.parent_id), _node(row)]
     if row.change == "create":
-        return ChangeView(row, None, after)
+        return ChangeView(row=row, before=None, after=after)
     previous = version_row(conn, row.id, row.version - 1)
     assert previous is not None  # version gaps are refused by the table
     before = [*_parent_path(conn, previous.parent_id), _node(previous)]
     return ChangeView(
-        row,
-        before,
-        after,
+        row=row,
+        before=before,
+        after=after,
         aliases_added=[a for a in row.aliases if a not in previous.aliases],
         aliases_removed=[a for a in previous.aliases if a not in row.aliases],
     )
 
 
-def _overridden(conn: sqlite3.Connection, entity_id: str) -> list[dict[str, object]]:
+def _overridden(conn: sqlite3.Connection, entity_id: str) -> list[dict[str, Any]]:
     """The duplicate candidates a forced create passed, as graph logged them with the create."""
     row = conn.execute(
         "SELECT json_extract(stages, '$.overridden') FROM search_log "
@@ -176,7 +108,9 @@ def end_view(conn: sqlite3.Connection, ref: str) -> EndView:
             "SELECT name, status FROM entity_current WHERE id = ?", (rest,)
         ).fetchone()
         label = row["name"] if row else rest
-        return EndView(ref, kind, label, path, row["status"] if row else None)
+        return EndView(
+            ref=ref, kind=kind, label=label, path=path, status=row["status"] if row else None
+        )
     if kind == "rule":
         row = conn.execute(
             "SELECT r.statement, st.status FROM rule r JOIN rule_state st ON st.id = r.id "
@@ -184,11 +118,14 @@ def end_view(conn: sqlite3.Connection, ref: str) -> EndView:
             (rest,),
         ).fetchone()
         return EndView(
-            ref, kind, row["statement"] if row else rest, [], row["status"] if row else None
+            ref=ref,
+            kind=kind,
+            label=row["statement"] if row else rest,
+            status=row["status"] if row else None,
         )
     if kind == "source":
         row = conn.execute("SELECT title, day FROM source WHERE id = ?", (rest,)).fetchone()
-        return EndView(ref, kind, f"{row['title']} ({row['day']})" if row else rest)
+        return EndView(ref=ref, kind=kind, label=f"{row['title']} ({row['day']})" if row else rest)
     source_id, _, n = rest.rpartition("#")
     row = conn.execute(
         "SELECT a.filename, s.title FROM source_attachment a JOIN source s ON s.id = a.source_id "
@@ -196,7 +133,7 @@ def end_view(conn: sqlite3.Connection, ref: str) -> EndView:
         (source_id, int(n) if n.isdigit() else 0),
     ).fetchone()
     label = f"{row['filename']} (attached to {row['title']})" if row else rest
-    return EndView(ref, "attachment", label)
+    return EndView(ref=ref, kind="attachment", label=label)
 
 
 def _link_item(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkItem:
@@ -264,6 +201,7 @@ def _rule(conn: sqlite3.Connection, row: sqlite3.Row, with_links: bool) -> RuleV
     )
     return RuleView(
         id=row["id"],
+        scope=scope_of(row["id"]),
         statement=row["statement"],
         status=row["status"],
         auto_adopted=bool(row["auto_adopted"]),

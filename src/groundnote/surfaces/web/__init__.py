@@ -1,5 +1,6 @@
-"""The approval pages: Jinja2 templates, one stylesheet, no client JavaScript."""
+"""The approval pages: HTML for persons, rendered from the approval channel's capabilities."""
 
-from groundnote.surfaces.web.pages import PAGE_SIZE, add_pages, describe
+from groundnote.structure import PAGE_SIZE
+from groundnote.surfaces.web.pages import add_pages
 
-__all__ = ["PAGE_SIZE", "add_pages", "describe"]
+__all__ = ["PAGE_SIZE", "add_pages"]

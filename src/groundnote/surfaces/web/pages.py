@@ -1,8 +1,11 @@
 """The approval pages (seed 000 §12): server-rendered, autoescaped, no client JavaScript.
 
-Reads go through `structure`'s views; every decision is a form POSTed to
-`/approval/act/<capability>`, which runs the same approval capability as the JSON route
-(registry validation, rights, operation log) and redirects back with a flash message.
+Page code renders; it neither queries nor checks. Each page is an approval-channel capability
+with a `page` exposure (`structure.overview`, `.pending`, `.proposals`, `.rule`), called
+through the registry for the signed-in person like any call (channel, validation, the right on
+the scope, the operation log); its answer is rendered by the template of its name. Every
+decision is a form POSTed to `/approval/act/<capability>`, which runs the same approval
+capability as the JSON route and redirects back with a flash message.
 """
 
 from __future__ import annotations
@@ -10,8 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
-import re
 from collections.abc import Callable
 from functools import partial
 from importlib import resources
@@ -24,19 +25,17 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel
 
 from groundnote.auth import PersonSession, end_session, redeem_login_link
-from groundnote.capabilities import Registry
+from groundnote.capabilities import Capability, Registry
 from groundnote.core import RuleAnswer
-from groundnote.domain.errors import GroundnoteError, NotFound, scope_refusal
-from groundnote.domain.ids import RULE_ID_RE, SCOPE_RE
+from groundnote.domain.errors import GroundnoteError, NotFound
 from groundnote.runtime import Runtime
 from groundnote.structure import (
     ArchiveAnswer,
+    Overview,
+    PendingPage,
+    ProposalsPage,
     ReviewAnswer,
-    counts,
-    pending_items,
-    proposed_rules,
-    rule_view,
-    scope_of,
+    RuleView,
 )
 from groundnote.surfaces.web.security import (
     clear_session_cookie,
@@ -46,9 +45,8 @@ from groundnote.surfaces.web.security import (
     set_session_cookie,
 )
 
-__all__ = ["PAGE_SIZE", "add_pages"]
+__all__ = ["add_pages"]
 
-PAGE_SIZE = 20
 FLASH_COOKIE = "gn_flash"
 _CSS = resources.files("groundnote.surfaces.web").joinpath("static/approval.css")
 _HEADERS = {
@@ -77,10 +75,6 @@ def _environment() -> Environment:
     )
     env.filters["when"] = _when
     return env
-
-
-def _page_number(raw: str | None) -> int:
-    return int(raw) if raw and raw.isdigit() and 0 < int(raw) < 100_000 else 1
 
 
 def _read_flash(request: Request) -> dict[str, str] | None:
@@ -120,6 +114,58 @@ def describe(out: BaseModel) -> str:
     if isinstance(out, RuleAnswer):
         return f"Rule {out.id} is {out.status} now."
     return "Done."
+
+
+PageView = Callable[[Any], tuple[str, dict[str, Any]]]
+
+
+def _overview(out: Overview) -> tuple[str, dict[str, Any]]:
+    return "home.html", {"title": "Waiting for you", "pending": out.pending, "scopes": out.scopes}
+
+
+def _pending(out: PendingPage) -> tuple[str, dict[str, Any]]:
+    return "structure.html", {
+        "title": f"Structure changes · {out.scope}",
+        "pending": out.total,
+        "scope": out.scope,
+        "total": out.total,
+        "page": out.page,
+        "pages": out.pages,
+        "back": f"/approval/structure?scope={out.scope}&page={out.page}",
+        "items": out.items,
+    }
+
+
+def _proposals(out: ProposalsPage) -> tuple[str, dict[str, Any]]:
+    return "proposals.html", {
+        "title": f"Proposed rules · {out.scope}",
+        "pending": out.total,
+        "scope": out.scope,
+        "total": out.total,
+        "page": out.page,
+        "pages": out.pages,
+        "back": f"/approval/proposals?scope={out.scope}&page={out.page}",
+        "rules": out.rules,
+    }
+
+
+def _rule(out: RuleView) -> tuple[str, dict[str, Any]]:
+    return "rule.html", {
+        "title": f"Rule {out.id}",
+        "pending": len(out.concerns) + (1 if out.status == "proposed" else 0),
+        "scope": out.scope,
+        "rule": out,
+        "back": f"/approval/rules/{out.id}",
+    }
+
+
+# Each page capability's template and what it shows; a page capability without one fails here.
+PAGES: dict[str, PageView] = {
+    "structure.overview": _overview,
+    "structure.pending": _pending,
+    "structure.proposals": _proposals,
+    "structure.rule": _rule,
+}
 
 
 def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
@@ -184,14 +230,6 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
     ) -> HTMLResponse:
         return message(request, session, exc.status, "Not possible", exc.message, exc.remedy)
 
-    def check_scope(session: PersonSession, scope: str | None) -> str:
-        if not scope or not re.match(SCOPE_RE, scope):
-            raise scope_refusal()
-        if session.principal.right_on(scope) is None:
-            raise scope_refusal()
-        home.scope_info(scope)
-        return scope
-
     async def login(request: Request) -> Response:
         token = request.query_params.get("token", "")
         session = await anyio.to_thread.run_sync(
@@ -233,103 +271,24 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
         clear_session_cookie(response)
         return response
 
-    def overview(request: Request) -> Response:
-        session = person_session(runtime, request)
-        if session is None:
-            return login_needed(request)
-        scopes = []
-        pending = 0
-        for name in session.principal.readable_scopes(home.scope_names()):
-            with home.scope_db(name).read() as conn:
-                found = counts(conn)
-                total, items = pending_items(conn, limit=5)
-            pending += found.total
-            scopes.append({"name": name, "counts": found, "entries": items, "total": total})
-        return render(
-            request, "home.html", session, title="Waiting for you", pending=pending, scopes=scopes
-        )
-
-    def listing(
-        request: Request,
-        template: str,
-        title: str,
-        path: str,
-        key: str,
-        load: Callable[..., tuple[int, Any]],
-    ) -> Response:
-        """A scope's page of pending items (structure changes, proposed rules), paged."""
-        session = person_session(runtime, request)
-        if session is None:
-            return login_needed(request)
-        try:
-            scope = check_scope(session, request.query_params.get("scope"))
-        except GroundnoteError as exc:
-            return refused(request, session, exc)
-        page = _page_number(request.query_params.get("page"))
-        with home.scope_db(scope).read() as conn:
-            total, items = load(conn, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-        return render(
-            request,
-            template,
-            session,
-            title=f"{title} · {scope}",
-            pending=total,
-            scope=scope,
-            total=total,
-            page=page,
-            pages=max(1, math.ceil(total / PAGE_SIZE)),
-            back=f"{path}?scope={scope}&page={page}",
-            **{key: items},
-        )
-
-    def structure_page(request: Request) -> Response:
-        return listing(
-            request,
-            "structure.html",
-            "Structure changes",
-            "/approval/structure",
-            "items",
-            pending_items,
-        )
-
-    def proposals_page(request: Request) -> Response:
-        return listing(
-            request,
-            "proposals.html",
-            "Proposed rules",
-            "/approval/proposals",
-            "rules",
-            proposed_rules,
-        )
-
-    def rule_page(request: Request) -> Response:
-        session = person_session(runtime, request)
-        if session is None:
-            return login_needed(request)
-        rule_id = str(request.path_params["rule_id"])
-        try:
-            if not re.match(RULE_ID_RE, rule_id):
-                raise NotFound(
-                    f"{rule_id} is not a rule id.", remedy="Rule ids look like sales-0001."
+    def page(cap: Capability[Any, Any], view: PageView) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            session = person_session(runtime, request)
+            if session is None:
+                return login_needed(request)
+            raw = {**request.query_params, **request.path_params}
+            try:
+                out = await anyio.to_thread.run_sync(
+                    partial(
+                        runtime.invoke, cap, raw, principal=session.principal, channel="approval"
+                    )
                 )
-            scope = check_scope(session, scope_of(rule_id))
-            with home.scope_db(scope).read() as conn:
-                rule = rule_view(conn, rule_id)
-            if rule is None:
-                raise NotFound(f"There is no rule {rule_id}.")
-        except GroundnoteError as exc:
-            return refused(request, session, exc)
-        waiting = len(rule.concerns) + (1 if rule.status == "proposed" else 0)
-        return render(
-            request,
-            "rule.html",
-            session,
-            title=f"Rule {rule_id}",
-            pending=waiting,
-            scope=scope,
-            rule=rule,
-            back=f"/approval/rules/{rule_id}",
-        )
+            except GroundnoteError as exc:
+                return refused(request, session, exc)
+            template, context = view(out)
+            return render(request, template, session, **context)
+
+        return endpoint
 
     async def act(request: Request) -> Response:
         session = person_session(runtime, request)
@@ -347,7 +306,7 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
                 "Reload the page and use its forms.",
             )
         name = str(request.path_params["name"])
-        caps = {cap.name: cap for cap in registry}
+        caps = {cap.name: cap for cap in registry if cap.kind == "command"}
         if name not in caps:
             return refused(request, session, NotFound(f"There is no decision {name}."))
         raw = {
@@ -384,10 +343,9 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
         )
 
     routes: list[tuple[str, Any, str]] = [
-        ("/approval", overview, "GET"),
-        ("/approval/structure", structure_page, "GET"),
-        ("/approval/proposals", proposals_page, "GET"),
-        ("/approval/rules/{rule_id}", rule_page, "GET"),
+        (cap.page.path, page(cap, PAGES[cap.name]), "GET") for cap in registry if cap.page
+    ]
+    routes += [
         ("/approval/login", login, "GET"),
         ("/approval/logout", logout, "POST"),
         ("/approval/act/{name}", act, "POST"),

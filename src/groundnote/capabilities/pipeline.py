@@ -1,0 +1,164 @@
+"""The steps every call passes, in this order, before its handler runs:
+
+    authenticate → channel → validate → tenancy and right → (handler) → (log)
+
+Each step reads and fills one `Call` and raises the refusal that stops it. `Registry.invoke`
+runs `PIPELINE` and then the handler, and logs every outcome; a new rule of the house is a new
+step here, in its place, never a check inside a handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from groundnote.auth.principal import Principal
+from groundnote.capabilities.context import reachable
+from groundnote.capabilities.declaration import Capability, Tenancy
+from groundnote.config import Config
+from groundnote.domain.errors import (
+    AuthRequired,
+    ChannelNotAllowed,
+    RightMissing,
+    ValidationFailed,
+    scope_refusal,
+)
+from groundnote.domain.ids import scope_of
+from groundnote.store.home import Home
+
+__all__ = ["PIPELINE", "Admission", "Call", "Step", "validation_error"]
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What the tenancy step let through: the scopes the handler acts on, and whether the
+    input named them (then the call is logged in the one scope's file)."""
+
+    scopes: tuple[str, ...]
+    named: bool
+
+
+@dataclass
+class Call:
+    home: Home
+    config: Config
+    cap: Capability[Any, Any]
+    raw: Any
+    principal: Principal | None
+    channel: str
+    value: BaseModel | None = None
+    admission: Admission | None = None
+
+
+Step = Callable[[Call], None]
+
+
+def validation_error(exc: ValidationError) -> ValidationFailed:
+    """One refusal for bad input on every surface, naming each offending key."""
+    problems = []
+    for item in exc.errors():
+        key = ".".join(str(p) for p in item["loc"]) or "(input)"
+        msg = "unknown key, not allowed" if item["type"] == "extra_forbidden" else item["msg"]
+        problems.append({"key": key, "problem": msg})
+    text = "; ".join(f"{p['key']}: {p['problem']}" for p in problems)
+    return ValidationFailed(f"The input is not valid: {text}.", problems=problems)
+
+
+def authenticate(call: Call) -> None:
+    if call.principal is None and not call.cap.admits_anonymous(call.config):
+        raise AuthRequired("This operation needs credentials.")
+
+
+def check_channel(call: Call) -> None:
+    cap, principal = call.cap, call.principal
+    refused = call.channel not in cap.channels or (
+        principal is not None and call.channel not in principal.channels
+    )
+    # The approval channel is the persons' own: decisions are never an agent's (DESIGN §2.6).
+    if call.channel == "approval" and (principal is None or not principal.is_person):
+        refused = True
+    if refused:
+        raise ChannelNotAllowed(
+            f"{cap.name} is not available to this grant on the {call.channel} channel."
+        )
+
+
+def validate(call: Call) -> None:
+    if not isinstance(call.raw, dict):
+        raise ValidationFailed("The input must be a JSON object.")
+    try:
+        call.value = call.cap.input.model_validate(call.raw)
+    except ValidationError as exc:
+        raise validation_error(exc) from exc
+
+
+def _named_scopes(tenancy: Tenancy, value: BaseModel, home: Home) -> list[str]:
+    """The scopes the input names per the declaration; empty when it names none."""
+    found: list[str] = []
+    for name in tenancy.names:
+        given = getattr(value, name)
+        if given is None:
+            continue
+        if tenancy.kind == "id":
+            found.append(scope_of(str(given)))
+        elif tenancy.kind == "lookup":
+            assert tenancy.lookup is not None
+            scope = tenancy.lookup(home, given)
+            if scope is not None:
+                found.append(scope)
+        elif isinstance(given, list):
+            found.extend(str(s) for s in given)
+        else:
+            found.append(str(given))
+    return list(dict.fromkeys(found))
+
+
+def _reach(call: Call) -> Admission:
+    """An instance-wide call: the grant must hold the right somewhere; it sees only those scopes."""
+    principal, cap = call.principal, call.cap
+    if principal is None:
+        return Admission((), named=False)
+    strongest = principal.strongest_right()
+    if strongest is None or strongest < cap.right:
+        raise RightMissing(
+            f"{cap.name} needs the {cap.right.label} right on at least one scope; your grant "
+            + (f"has at most {strongest.label}." if strongest else "holds no right.")
+        )
+    return Admission(reachable(call.home, principal, cap.right), named=False)
+
+
+def admit_tenancy(call: Call) -> None:
+    """The right on every scope the call acts on, before the handler; a foreign and a missing
+    scope get the same refusal, so an answer never reveals which of the two it was."""
+    cap, principal, tenancy = call.cap, call.principal, call.cap.tenancy
+    assert call.value is not None
+    if tenancy.kind == "org":
+        held = principal.strongest_right() if principal else None
+        if principal is not None and (held is None or held < cap.right):
+            raise RightMissing(
+                f"{cap.name} needs the {cap.right.label} right in your organisation; your "
+                + (f"grant has at most {held.label}." if held else "grant holds no right.")
+            )
+        call.admission = Admission((), named=False)
+        return
+    named = [] if tenancy.kind == "instance" else _named_scopes(tenancy, call.value, call.home)
+    if not named:
+        call.admission = _reach(call)
+        return
+    for scope in named:
+        right = principal.right_on(scope) if principal else None
+        if right is None:
+            raise scope_refusal()
+        call.home.scope_info(scope)  # a missing scope gets the same refusal
+        if right < cap.right:
+            raise RightMissing(
+                f"{cap.name} needs the {cap.right.label} right on this scope; your grant has "
+                f"{right.label}."
+            )
+    call.admission = Admission(tuple(named), named=True)
+
+
+PIPELINE: tuple[Step, ...] = (authenticate, check_channel, validate, admit_tenancy)
