@@ -91,3 +91,37 @@ def test_import_contracts() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# Where a principal's rights may be read: auth (which defines them), the registry's pipeline
+# (which checks them), list_scopes (which shows each scope's right) and serve (which warms
+# the resolve index of the scopes a grant reaches). Nowhere else re-checks.
+RIGHT_READERS: dict[str, tuple[str, ...]] = {
+    r"\.right_on\(|\.strongest_right\(|\.readable_scopes\(": (
+        "auth/",
+        "capabilities/",
+        "core/status.py",
+        "surfaces/cli/serve.py",
+    ),
+    r"\bscope_refusal\(": ("domain/errors.py", "capabilities/pipeline.py", "store/home.py"),
+}
+
+
+def test_rights_and_scopes_are_checked_in_one_place() -> None:
+    """The registry checks the right on the declared tenancy before every handler; a handler,
+    page or surface that checked again would be a second rule that can drift from the first."""
+    offences = []
+    for path in SRC.rglob("*.py"):
+        relative = path.relative_to(SRC).as_posix()
+        text = path.read_text("utf-8")
+        for pattern, places in RIGHT_READERS.items():
+            if re.search(pattern, text) and not _allowed(relative, places):
+                offences.append(f"{relative}: {pattern}")
+    assert offences == []
+
+
+def test_the_approval_pages_only_render() -> None:
+    """The page module neither queries nor checks: it calls approval capabilities."""
+    text = (SRC / "surfaces" / "web" / "pages.py").read_text("utf-8")
+    for needle in ("SELECT", ".execute(", "sqlite3", "scope_db", "right_on", "structure.views"):
+        assert needle not in text, needle
