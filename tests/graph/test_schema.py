@@ -55,10 +55,12 @@ def test_schema_version_and_log_rebuild(db: sqlite3.Connection) -> None:
     assert "create_entity" in ops
     fk = db.execute("PRAGMA foreign_key_list(feedback)").fetchall()
     assert fk[0][2] == "search_log"
+    # graph/0004 took seed 000's list of operation names out of the table (DESIGN §15 P9:
+    # tests/capabilities/test_declarations.py holds it); the other CHECKs stay.
     refused(
         db,
         "INSERT INTO search_log (id, at, grant_id, channel, operation, outcome, "
-        "input_sha256) VALUES ('x', ?, 'g', 'mcp', 'nonsense', 'ok', 'h')",
+        "input_sha256) VALUES ('x', ?, 'g', 'carrier-pigeon', 'search', 'ok', 'h')",
         (NOW,),
     )
     for op in ("export", "decide", "review_structure", "archive_entity", "list_structure"):

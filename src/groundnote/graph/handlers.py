@@ -62,15 +62,15 @@ from groundnote.graph.resolve import resolve_key
 from groundnote.graph.trigram import index_for
 
 __all__ = [
-    "create",
+    "entity_create",
+    "entity_move",
+    "entity_path",
+    "entity_resolve",
+    "entity_tree",
+    "entity_update",
     "link_list",
-    "link_propose_handler",
-    "move",
-    "path",
-    "resolve",
+    "link_propose",
     "scope_tree",
-    "tree",
-    "update",
 ]
 
 
@@ -106,7 +106,7 @@ def _after_write(entity: EntityOut) -> list[Next]:
 # -- resolve -----------------------------------------------------------------------------------
 
 
-def resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
+def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
     key = normalize(value.q)
     ctx.log.terms = [key]
     db = ctx.scope_db(value.scope)
@@ -162,7 +162,7 @@ def resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
 # -- writes ------------------------------------------------------------------------------------
 
 
-def create(ctx: Context, value: CreateInput) -> CreateOutput:
+def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
     db = ctx.scope_db(value.scope)
     with ctx.write(value.scope) as conn:
         written = create_entity(
@@ -190,7 +190,7 @@ def create(ctx: Context, value: CreateInput) -> CreateOutput:
     return CreateOutput(entity=entity, created=True, path=path, next=_after_write(entity))
 
 
-def move(ctx: Context, value: MoveInput) -> MoveOutput:
+def entity_move(ctx: Context, value: MoveInput) -> MoveOutput:
     with ctx.write(value.scope) as conn:
         written = move_entity(
             conn,
@@ -219,7 +219,7 @@ def move(ctx: Context, value: MoveInput) -> MoveOutput:
     )
 
 
-def update(ctx: Context, value: UpdateInput) -> UpdateOutput:
+def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
     db = ctx.scope_db(value.scope)
     with ctx.write(value.scope) as conn:
         written = update_entity(
@@ -255,7 +255,7 @@ def update(ctx: Context, value: UpdateInput) -> UpdateOutput:
 # -- reads -------------------------------------------------------------------------------------
 
 
-def path(ctx: Context, value: PathInput) -> PathOutput:
+def entity_path(ctx: Context, value: PathInput) -> PathOutput:
     _check_scope(value.scope, value.id)
     ctx.log.refs = [f"entity/{value.id}"]
     entity, items = _entity(ctx, value.scope, value.id)
@@ -352,7 +352,7 @@ def _tree(ctx: Context, scope: str, entity_id: str | None, depth: int, page: int
     )
 
 
-def tree(ctx: Context, value: TreeInput) -> TreeOutput:
+def entity_tree(ctx: Context, value: TreeInput) -> TreeOutput:
     return _tree(ctx, value.scope, value.id, value.depth, value.page)
 
 
@@ -370,7 +370,7 @@ def _entity_end(from_ref: str, to_ref: str) -> str | None:
     return None
 
 
-def link_propose_handler(ctx: Context, value: LinkProposeInput) -> LinkProposeOutput:
+def link_propose(ctx: Context, value: LinkProposeInput) -> LinkProposeOutput:
     if not (value.reason or "").strip():
         raise ReasonMissing(
             "A proposed link needs a reason that names the evidence.",

@@ -1,40 +1,26 @@
 """A person's decision on a rule: adopt or reject a proposal, retract an adopted rule.
 
 Reached only through the approval channel (its HTTP route and the approval pages); agents
-never decide (DESIGN §2.6). Decisions are rows: a new decision never edits an old one.
-"""
+never decide (DESIGN §2.6). Decisions are rows: a new decision never edits an old one."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
-
-from groundnote.auth.principal import Right
-from groundnote.capabilities import Annotations, Capability, Context, HttpExposure, Tenancy
+from groundnote.capabilities import Context
 from groundnote.core import RuleAnswer, rule_answer
+from groundnote.decision.models import RuleDecisionInput
 from groundnote.domain.errors import (
     AlreadyDecided,
     NotFound,
     ReasonMissing,
     StateChanged,
 )
-from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import RuleId, ScopeName
+from groundnote.domain.guidance import Next
 
-__all__ = ["RULE_DECIDE", "RuleDecisionInput", "rule_decide"]
+__all__ = ["rule_decide"]
+
 
 # What each verdict needs the rule's latest verdict to be (None: no decision yet, proposed).
 _FROM: dict[str, str | None] = {"adopt": None, "reject": None, "retract": "adopt"}
-
-
-class RuleDecisionInput(StrictModel):
-    scope: ScopeName
-    id: RuleId
-    verdict: Literal["adopt", "reject", "retract"]
-    reason: str | None = Field(
-        None, min_length=1, max_length=1000, description="Required to reject or retract."
-    )
 
 
 def rule_decide(ctx: Context, value: RuleDecisionInput) -> RuleAnswer:
@@ -67,22 +53,3 @@ def rule_decide(ctx: Context, value: RuleDecisionInput) -> RuleAnswer:
         return rule_answer(
             ctx, conn, value.id, [Next(tool="read_rule", why="see the rule as it is now")]
         )
-
-
-RULE_DECIDE: Capability[RuleDecisionInput, RuleAnswer] = Capability(
-    name="decision.rule_decide",
-    kind="command",
-    right=Right.DECIDE,
-    tenancy=Tenancy.field("scope"),
-    input=RuleDecisionInput,
-    output=RuleAnswer,
-    description=(
-        "A person adopts or rejects a proposed rule, or retracts an adopted one. Reject and "
-        "retract need a reason; a second decision on the same state is refused as already-decided."
-    ),
-    handler=rule_decide,
-    http=HttpExposure("POST", "/v1/rules/{id}/decision"),
-    approval=True,
-    annotations=Annotations(read_only=False, destructive=True),
-    log_operation="decide",
-)
