@@ -27,8 +27,8 @@ from typing import Any
 from bench.common import peak_rss_mb, print_table, time_calls
 from groundnote.auth import Right, create_grant
 from groundnote.core import export_lines, import_lines
-from groundnote.core.propose import PROPOSE_RULE, insert_rule
-from groundnote.core.search import SEARCH
+from groundnote.core.capabilities import PROPOSE_RULE, SEARCH
+from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
 from groundnote.runtime import Runtime, open_runtime
 

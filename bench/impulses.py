@@ -20,11 +20,11 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from groundnote.impulses.resolve import resolve_request
 
 from bench.common import print_table, time_calls
 from groundnote.auth import Right, create_grant
 from groundnote.impulses.models import LinkData
-from groundnote.impulses.resolve import resolve_request
 from groundnote.impulses.table import prune_expired_impulses
 from groundnote.impulses.writes import WRITE_OPS, Caller, perform
 from groundnote.runtime import Runtime, open_runtime

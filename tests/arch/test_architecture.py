@@ -94,13 +94,13 @@ def test_import_contracts() -> None:
 
 
 # Where a principal's rights may be read: auth (which defines them), the registry's pipeline
-# (which checks them), list_scopes (which shows each scope's right) and serve (which warms
+# (which checks them), list_scopes (core/handlers.py: it shows each scope's right) and serve (which warms
 # the resolve index of the scopes a grant reaches). Nowhere else re-checks.
 RIGHT_READERS: dict[str, tuple[str, ...]] = {
     r"\.right_on\(|\.strongest_right\(|\.readable_scopes\(": (
         "auth/",
         "capabilities/",
-        "core/status.py",
+        "core/handlers.py",
         "surfaces/cli/serve.py",
     ),
     r"\bscope_refusal\(": ("domain/errors.py", "capabilities/pipeline.py", "store/home.py"),

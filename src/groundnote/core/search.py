@@ -14,23 +14,12 @@ ranked pool itself instead of the page after it.
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
-
-from groundnote.auth.principal import Right
 from groundnote.capabilities import (
-    Annotations,
-    Capability,
-    CliExposure,
     Context,
-    HttpExposure,
-    McpExposure,
-    Policies,
-    Tenancy,
 )
 from groundnote.config import Config
 from groundnote.core.bundles import (
@@ -38,73 +27,33 @@ from groundnote.core.bundles import (
     Bundle,
     BundleBuilder,
     BundleContext,
-    CompactBundle,
     GroupProvider,
     HeadEnricher,
-    Related,
-    compact,
     head_condition,
 )
-from groundnote.core.fts import expand_prefixes, match_all, match_any, query_terms
+from groundnote.core.fts import expand_prefixes, match_all, match_any
+from groundnote.core.models import SearchInput
 from groundnote.core.rules import rules_by_id
 from groundnote.domain.errors import ValidationFailed
-from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day, EntityId, ScopeName
 from groundnote.store.oplog import OpLogEntry, write_entry
 
 __all__ = [
-    "SEARCH",
+    "POOL_FACTOR",
+    "POOL_MIN",
+    "RANK_WINDOW",
     "EntityFilter",
     "HeadRestriction",
+    "Hit",
     "SearchComposition",
-    "SearchInput",
-    "SearchOutput",
-    "search",
+    "log_each_scope",
+    "refs_of",
+    "search_scope",
 ]
+
 
 POOL_FACTOR = 4
 POOL_MIN = 40
 RANK_WINDOW = 1000
-
-
-class SearchInput(StrictModel):
-    scope: ScopeName | None = Field(None, description="The scope to search; or give scopes.")
-    scopes: list[ScopeName] | None = Field(None, min_length=1, max_length=10)
-    query: str = Field(
-        min_length=1, max_length=500, description="Words as a person would say them."
-    )
-    as_of: Day | None = Field(None, description="The day the rules must hold on; default today.")
-    entity: EntityId | None = Field(
-        None,
-        description="Only rules linked to this entity or to an entity above it (one scope only).",
-    )
-    include_proposed: bool = Field(
-        False, description="Also proposed rules, marked proposed: they are not adopted."
-    )
-    limit: int = Field(10, ge=1, le=50)
-    compact: bool | None = Field(
-        None, description="Compact form (each related thing once); default on MCP, full elsewhere."
-    )
-
-    @model_validator(mode="after")
-    def _one_kind_of_scope(self) -> SearchInput:
-        if (self.scope is None) == (self.scopes is None):
-            raise ValueError("give either scope or scopes")
-        if self.entity is not None and len(set(self.scopes or [])) > 1:
-            raise ValueError("the entity filter works in one scope: give scope, not several scopes")
-        return self
-
-
-class SearchOutput(BaseModel):
-    search_id: str = Field(description="Name it in feedback on a result.")
-    as_of: str
-    terms: list[str]
-    form: str = Field(description="full or compact")
-    bundles: list[Bundle] | list[CompactBundle]
-    related: dict[str, Related] = Field(
-        default_factory=dict, description="Compact form: ref → what it is, once per answer."
-    )
-    next: list[Next] = Field(default_factory=list, max_length=3)
 
 
 @dataclass(frozen=True)
@@ -147,7 +96,7 @@ class SearchComposition:
 
 
 @dataclass(frozen=True)
-class _Hit:
+class Hit:
     rule_id: str
     key: tuple[int, int, float, str]  # stage, direct before via source, bm25, -recency
 
@@ -225,7 +174,7 @@ class _Stage:
     include_proposed: bool
     only: HeadRestriction | None
 
-    def hits(self, wanted: int, known: set[str], stages: dict[str, Any]) -> list[_Hit]:
+    def hits(self, wanted: int, known: set[str], stages: dict[str, Any]) -> list[Hit]:
         """Heads of this stage not in `known`; sources are read only if direct hits fall short.
 
         Direct hits sort before hits through a source, so once `wanted` direct heads are in
@@ -234,7 +183,7 @@ class _Stage:
         """
         direct, capped = _ranked(self.conn, "rule_fts", self.expr, self.pool, self.only)
         hits = [
-            _Hit(rid, (self.number, 0, rank, _recency(vf)))
+            Hit(rid, (self.number, 0, rank, _recency(vf)))
             for rid, _, rank, vf in self._heads(direct)
             if rid not in known
         ]
@@ -257,7 +206,7 @@ class _Stage:
                 if row[0] not in direct and rank < via.get(row[0], 0.0):
                     via[row[0]] = rank
         hits += [
-            _Hit(rid, (self.number, 1, rank, _recency(vf)))
+            Hit(rid, (self.number, 1, rank, _recency(vf)))
             for rid, _, rank, vf in self._heads(via)
             if rid not in known
         ]
@@ -267,9 +216,9 @@ class _Stage:
         return _heads_for(self.conn, seqs, self.day, self.include_proposed, self.only)
 
 
-def _search_scope(
+def search_scope(
     ctx: Context, scope: str, terms: list[str], value: SearchInput, day: str, stages: dict[str, Any]
-) -> list[tuple[_Hit, Bundle]]:
+) -> list[tuple[Hit, Bundle]]:
     pool = max(POOL_MIN, value.limit * POOL_FACTOR)
     composition = ctx.services.get(SearchComposition)
     with ctx.scope_db(scope).read() as conn:
@@ -308,7 +257,7 @@ def _search_scope(
         ]
 
 
-def _refs(bundles: list[Bundle]) -> list[str]:
+def refs_of(bundles: list[Bundle]) -> list[str]:
     refs: list[str] = []
     for bundle in bundles:
         for ref in [bundle.head.ref, *(e.ref for g in bundle.groups for e in g.entries)]:
@@ -317,61 +266,11 @@ def _refs(bundles: list[Bundle]) -> list[str]:
     return refs
 
 
-def search(ctx: Context, value: SearchInput) -> SearchOutput:
-    started = time.perf_counter()
-    terms = query_terms(value.query)
-    if not terms:
-        raise ValidationFailed(
-            "The query has no words to search for.", remedy="Give the words of the rule or topic."
-        )
-    day = value.as_of or ctx.today()
-    scopes = [value.scope] if value.scope else list(dict.fromkeys(value.scopes or []))
-    stages: dict[str, Any] = {}
-    found: list[tuple[_Hit, Bundle]] = []
-    for scope in scopes:
-        found += _search_scope(ctx, scope, terms, value, day, stages)
-    found.sort(key=lambda pair: pair[1].head.scope)
-    found.sort(key=lambda pair: pair[0].key)
-    bundles = [b for _, b in found[: value.limit]]
-    stages["heads"] = len(bundles)
-    stages["ms"] = round((time.perf_counter() - started) * 1000, 2)
-    ctx.log.terms = terms
-    ctx.log.stages = stages
-    if len(scopes) > 1:
-        _log_each_scope(ctx, scopes, bundles)
-    else:
-        ctx.log.refs = _refs(bundles)
-    use_compact = value.compact if value.compact is not None else ctx.channel == "mcp"
-    steps = (
-        [Next(tool="read_rule", why="read a head in full with its decisions")]
-        if bundles
-        else [
-            Next(tool="search", why="try other words, or include_proposed: true"),
-        ]
-    )
-    if bundles:
-        steps.append(Next(tool="feedback", why="say whether a result was useful, with search_id"))
-    if use_compact:
-        small, related = compact(bundles)
-        return SearchOutput(
-            search_id=ctx.log.id,
-            as_of=day,
-            terms=terms,
-            form="compact",
-            bundles=small,
-            related=related,
-            next=steps,
-        )
-    return SearchOutput(
-        search_id=ctx.log.id, as_of=day, terms=terms, form="full", bundles=bundles, next=steps
-    )
-
-
-def _log_each_scope(ctx: Context, scopes: list[str], bundles: list[Bundle]) -> None:
+def log_each_scope(ctx: Context, scopes: list[str], bundles: list[Bundle]) -> None:
     """A cross-scope search is logged in every scope it read, under one id, with that scope's refs."""
     for scope in scopes:
         entry = OpLogEntry(
-            refs=_refs([b for b in bundles if b.head.scope == scope]),
+            refs=refs_of([b for b in bundles if b.head.scope == scope]),
             terms=ctx.log.terms,
             stages=ctx.log.stages,
             cross_scope=True,
@@ -389,32 +288,3 @@ def _log_each_scope(ctx: Context, scopes: list[str], bundles: list[Bundle]) -> N
                 input_sha256=ctx.input_sha256,
             )
     ctx.log.written = True
-
-
-SEARCH: Capability[SearchInput, SearchOutput] = Capability(
-    name="core.search",
-    kind="query",
-    right=Right.READ,
-    tenancy=Tenancy.fields("scope", "scopes"),
-    input=SearchInput,
-    output=SearchOutput,
-    description=(
-        "Search the adopted rules of a scope by words, with their evidence. Use it before you "
-        "answer a question about how things are done, and before proposing a rule (it may "
-        "exist). Returns bundles: the rule in force on as_of (default today) with its status, "
-        'date and "still valid?" hint, then its sources, the rest of the mail thread, '
-        "attachments, the entities it is about (by their path), the rules it replaced or that "
-        "replace it, rules contradicting it and rules about the same entities; line is a "
-        "one-line summary. entity narrows the search to rules about that entity or one above "
-        'it. When you use a rule, tell the person its date and source and pass on "still '
-        'valid?"; say "auto-adopted" for rules marked so, never present a proposed rule as '
-        "adopted, and say so when an entry is marked proposed (nobody confirmed its link yet)."
-    ),
-    handler=search,
-    mcp=McpExposure("search"),
-    http=HttpExposure("POST", "/v1/search"),
-    cli=CliExposure(("search",)),
-    annotations=Annotations(read_only=True, idempotent=True),
-    policies=Policies(benchmark="required"),
-    log_operation="search",
-)

@@ -16,33 +16,31 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, model_validator
 
-from groundnote.auth.principal import Right
-from groundnote.capabilities import (
-    Annotations,
-    Capability,
-    CliExposure,
-    Context,
-    HttpExposure,
-    McpExposure,
-    Tenancy,
-)
 from groundnote.core.fts import index_source
-from groundnote.domain.errors import ValidationFailed
 from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day, ScopeName
+from groundnote.domain.ids import Day
 
 __all__ = [
-    "STORE_SOURCE",
+    "INSTANT_RE",
+    "MAX_ATTACHMENT_TEXT",
+    "MAX_BODY",
+    "MESSAGE_ID_RE",
+    "Address",
     "AttachmentIn",
     "AttachmentOut",
     "MailIn",
     "MeetingIn",
+    "MessageId",
     "SourceOut",
-    "StoreSourceInput",
     "attachment_ref",
+    "attachment_rows",
+    "content_sha256",
+    "insert_source",
+    "read_source",
     "source_ref",
-    "store_source",
+    "source_row",
 ]
+
 
 MESSAGE_ID_RE = r"^<[^<>\s]+>$"
 INSTANT_RE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"
@@ -109,11 +107,6 @@ class MeetingIn(StrictModel):
     attachments: list[AttachmentIn] = Field(default_factory=list, max_length=50)
 
 
-class StoreSourceInput(StrictModel):
-    scope: ScopeName
-    source: Annotated[MailIn | MeetingIn, Field(discriminator="kind")]
-
-
 class AttachmentOut(BaseModel):
     ref: str = Field(description="attachment/<source id>#<n>: cite it as evidence with this.")
     n: int
@@ -146,7 +139,7 @@ def _day_of(instant: str, zone: str) -> str:
     return moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d")
 
 
-def _attachment_rows(items: list[AttachmentIn]) -> list[dict[str, Any]]:
+def attachment_rows(items: list[AttachmentIn]) -> list[dict[str, Any]]:
     rows = []
     for n, item in enumerate(items, start=1):
         data = item.text.encode("utf-8") if item.text is not None else b""
@@ -163,7 +156,7 @@ def _attachment_rows(items: list[AttachmentIn]) -> list[dict[str, Any]]:
     return rows
 
 
-def _source_row(value: MailIn | MeetingIn, zone: str, today: str) -> dict[str, Any]:
+def source_row(value: MailIn | MeetingIn, zone: str, today: str) -> dict[str, Any]:
     if isinstance(value, MailIn):
         return {
             "id": value.id,
@@ -195,7 +188,7 @@ def _source_row(value: MailIn | MeetingIn, zone: str, today: str) -> dict[str, A
     }
 
 
-def _content_sha256(row: dict[str, Any], attachments: list[dict[str, Any]]) -> str:
+def content_sha256(row: dict[str, Any], attachments: list[dict[str, Any]]) -> str:
     canonical = json.dumps([row, attachments], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -277,57 +270,3 @@ def read_source(
         attachments=atts,
         stored=stored,
     )
-
-
-def store_source(ctx: Context, value: StoreSourceInput) -> SourceOut:
-    row = _source_row(value.source, ctx.config.zone, ctx.today())
-    attachments = _attachment_rows(value.source.attachments)
-    digest = _content_sha256(row, attachments)
-    with ctx.write(value.scope) as conn:
-        existing = conn.execute(
-            "SELECT content_sha256 FROM source WHERE id = ?", (row["id"],)
-        ).fetchone()
-        if existing is not None and existing[0] != digest:
-            raise ValidationFailed(
-                f"The source {row['id']} is stored already with different content.",
-                remedy=(
-                    f"A stored source never changes. Cite the existing {source_ref(row['id'])} as it "
-                    "is; a corrected document is a new source with its own id."
-                ),
-                existing=source_ref(row["id"]),
-            )
-        if existing is None:
-            row.update(content_sha256=digest, stored_at=ctx.clock.instant(), stored_by=ctx.actor)
-            insert_source(conn, row, attachments)
-        ctx.log.refs = [source_ref(row["id"])]
-        out = read_source(conn, row["id"], stored=existing is None)
-    assert out is not None
-    out.next = [
-        Next(tool="propose_rule", why=f"cite {out.ref} as evidence for a rule it states"),
-        Next(tool="search", why="see which rules already rest on this topic"),
-    ]
-    return out
-
-
-STORE_SOURCE: Capability[StoreSourceInput, SourceOut] = Capability(
-    name="core.store_source",
-    kind="command",
-    right=Right.PROPOSE,
-    tenancy=Tenancy.field("scope"),
-    input=StoreSourceInput,
-    output=SourceOut,
-    description=(
-        "Store a mail (id mail:<message-id>) or a meeting record (id jamie:<id>) with its "
-        "attachments, so that rules can cite it as evidence. Use it before propose_rule whenever "
-        "the evidence is not stored yet. Storing the same content again changes nothing "
-        "(stored: false); different content under an existing id is refused, because evidence "
-        "never changes. Returns the source ref and one ref per attachment (attachment/<id>#1…): "
-        "cite those refs in propose_rule."
-    ),
-    handler=store_source,
-    mcp=McpExposure("store_source"),
-    http=HttpExposure("POST", "/v1/sources"),
-    cli=CliExposure(("sources", "store")),
-    annotations=Annotations(read_only=False, idempotent=True),
-    log_operation="store_source",
-)

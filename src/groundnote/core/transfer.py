@@ -15,25 +15,23 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from groundnote.auth.principal import Right
-from groundnote.capabilities import (
-    Annotations,
-    Capability,
-    CliExposure,
-    Context,
-    HttpExposure,
-    Tenancy,
-)
 from groundnote.core.fts import index_sources
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
-from groundnote.domain.errors import PayloadTooLarge, ValidationFailed
-from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import ScopeName
+from groundnote.domain.errors import ValidationFailed
 
-__all__ = ["EXPORT", "FORMAT", "IMPORT", "export_lines", "import_lines"]
+__all__ = [
+    "FORMAT",
+    "MAX_IMPORT_CHARS",
+    "TABLES",
+    "VERSION",
+    "ImportCounts",
+    "export_lines",
+    "import_lines",
+]
+
 
 FORMAT = "groundnote-core"
 VERSION = 1
@@ -174,86 +172,3 @@ def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportCounts
         raise
     conn.execute("RELEASE core_import")
     return counts
-
-
-class ExportInput(StrictModel):
-    scope: ScopeName
-
-
-class ExportOutput(BaseModel):
-    scope: str
-    lines: int
-    jsonl: str = Field(description="The export: a header line, then one JSON line per row.")
-
-
-def export(ctx: Context, value: ExportInput) -> ExportOutput:
-    with ctx.scope_db(value.scope).read() as conn:
-        conn.execute("BEGIN")  # one snapshot for every table
-        try:
-            lines = list(export_lines(conn))
-        finally:
-            conn.execute("COMMIT")
-    return ExportOutput(scope=value.scope, lines=len(lines), jsonl="\n".join(lines) + "\n")
-
-
-class ImportInput(StrictModel):
-    scope: ScopeName = Field(description="An empty scope to import into.")
-    jsonl: str = Field(min_length=1, description="The text of an export.")
-
-
-class ImportOutput(BaseModel):
-    scope: str
-    imported: ImportCounts
-    next: list[Next] = Field(default_factory=list, max_length=3)
-
-
-def import_(ctx: Context, value: ImportInput) -> ImportOutput:
-    if len(value.jsonl) > MAX_IMPORT_CHARS:
-        raise PayloadTooLarge(
-            f"The import has {len(value.jsonl)} characters; at most {MAX_IMPORT_CHARS} go in one call.",
-            remedy="Use `groundnote import` on the command line for larger files.",
-        )
-    with ctx.write(value.scope) as conn:
-        counts = import_lines(conn, value.jsonl.splitlines())
-    return ImportOutput(
-        scope=value.scope,
-        imported=counts,
-        next=[Next(tool="search", why="the rules answer at once")],
-    )
-
-
-EXPORT: Capability[ExportInput, ExportOutput] = Capability(
-    name="core.export",
-    kind="query",
-    right=Right.READ,
-    tenancy=Tenancy.field("scope"),
-    input=ExportInput,
-    output=ExportOutput,
-    description=(
-        "Export a scope's sources, attachments, rules and decisions as JSONL, losslessly: an "
-        "import of it into an empty scope gives the same export again."
-    ),
-    handler=export,
-    http=HttpExposure("GET", "/v1/scopes/{scope}/export"),
-    cli=CliExposure(("scope", "export")),
-    annotations=Annotations(read_only=True, idempotent=True),
-    log_operation="export",
-)
-
-IMPORT: Capability[ImportInput, ImportOutput] = Capability(
-    name="core.import",
-    kind="command",
-    right=Right.DECIDE,
-    tenancy=Tenancy.field("scope"),
-    input=ImportInput,
-    output=ImportOutput,
-    description=(
-        "Import an export into an empty scope: every row is checked as when it was first "
-        "written, and nothing is written unless all of it fits. Rule ids are renamed to the "
-        "target scope."
-    ),
-    handler=import_,
-    http=HttpExposure("POST", "/v1/scopes/{scope}/import"),
-    cli=CliExposure(("scope", "import")),
-    annotations=Annotations(read_only=False),
-)

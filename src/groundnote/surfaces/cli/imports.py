@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from groundnote.core import import_mail
-from groundnote.core.sources import STORE_SOURCE, MailIn, SourceOut
+from groundnote.core.capabilities import STORE_SOURCE
+from groundnote.core.sources import MailIn, SourceOut
 from groundnote.surfaces.cli.session import CliSession
 
 __all__ = ["import_group"]
