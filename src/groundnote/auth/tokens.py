@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jwt
 
 from groundnote.auth.grants import find_by_token
@@ -15,19 +17,30 @@ API_AUDIENCE = "groundnote-api"
 APPROVAL_AUDIENCE = "groundnote-approval"
 
 
-def _from_jwt(token: str, config: AuthConfig) -> Principal | None:
-    if not config.jwt_secret:
+def _claims(
+    token: str | None, config: AuthConfig, audience: str, *required: str
+) -> dict[str, Any] | None:
+    """The verified claims of a JWT for `audience`, or None: no secret configured, a bad
+    signature, a wrong audience or issuer, expiry, or a required claim missing."""
+    if not token or not config.jwt_secret:
         return None
     try:
-        claims = jwt.decode(
+        claims: dict[str, Any] = jwt.decode(
             token,
             config.jwt_secret,
             algorithms=["HS256"],
-            audience=API_AUDIENCE,
+            audience=audience,
             issuer=config.jwt_issuer,
-            options={"require": ["exp", "sub", "aud"]},
+            options={"require": ["exp", "sub", "aud", *required]},
         )
     except jwt.PyJWTError:
+        return None
+    return claims
+
+
+def _from_jwt(token: str, config: AuthConfig) -> Principal | None:
+    claims = _claims(token, config, API_AUDIENCE)
+    if claims is None:
         return None
     try:
         rights = {
@@ -60,18 +73,8 @@ def authenticate(
 
 def person_from_jwt(token: str | None, config: AuthConfig) -> Principal | None:
     """A person on the approval channel from a JWT with the approval audience (hosted use)."""
-    if not token or not config.jwt_secret:
-        return None
-    try:
-        claims = jwt.decode(
-            token,
-            config.jwt_secret,
-            algorithms=["HS256"],
-            audience=APPROVAL_AUDIENCE,
-            issuer=config.jwt_issuer,
-            options={"require": ["exp", "sub", "aud", "email"]},
-        )
-    except jwt.PyJWTError:
+    claims = _claims(token, config, APPROVAL_AUDIENCE, "email")
+    if claims is None:
         return None
     return Principal(
         id=f"person:{claims['sub']}",

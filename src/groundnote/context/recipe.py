@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from groundnote.context.locales import Locale
 from groundnote.context.sourcefile import parse_model, read_data, source_error
-from groundnote.context.window import Instant, Window
+from groundnote.context.window import Windowed
 
 __all__ = [
     "RECIPE_FILE",
@@ -29,25 +29,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Governance(_Strict):
+class Governance(Windowed):
     """A collection sits at a coordinate (profile, channel) for a half-open window [from, to)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     profile: str = Field(min_length=1)
     channel: str = Field(min_length=1)
-    valid_from: Instant | None = Field(None, alias="from")
-    valid_to: Instant | None = Field(None, alias="to")
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Governance:
-        if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
-            raise ValueError("to must lie after from: the window is [from, to)")
-        return self
-
-    @property
-    def window(self) -> Window:
-        return Window(valid_from=self.valid_from, valid_to=self.valid_to)
 
 
 class Collection(_Strict):

@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from groundnote.context.locales import Locale
 from groundnote.context.sourcefile import parse_model, read_data, source_error
-from groundnote.context.window import Instant, Window
+from groundnote.context.window import Instant, Windowed
 
 __all__ = [
     "STATE_DIR",
@@ -36,25 +36,13 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-class Term(_Strict):
+class Term(Windowed):
     """One spelling of a concept in one locale, with its standing and where and when it holds."""
 
     text: str = Field(min_length=1)
     locale: Locale
     status: TermStatus
-    valid_from: Instant | None = Field(None, alias="from")
-    valid_to: Instant | None = Field(None, alias="to")
     market: str | None = Field(None, description="The market the entry applies to; none: all.")
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Term:
-        if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
-            raise ValueError("to must lie after from: the window is [from, to)")
-        return self
-
-    @property
-    def window(self) -> Window:
-        return Window(valid_from=self.valid_from, valid_to=self.valid_to)
 
 
 class Concept(_Strict):

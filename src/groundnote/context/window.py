@@ -13,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from groundnote.domain.clock import format_instant
 
-__all__ = ["Instant", "Window", "to_instant"]
+__all__ = ["Instant", "Window", "Windowed", "to_instant"]
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -42,8 +42,9 @@ def to_instant(value: Any) -> str:
 Instant = Annotated[str, BeforeValidator(to_instant)]
 
 
-class Window(BaseModel):
-    """`[from, to)`: from is inclusive, to exclusive; a missing bound is open."""
+class Windowed(BaseModel):
+    """What holds for a window `[from, to)`: a term's standing, a collection's governance. The
+    recipe and the terms source spell the bounds `from` and `to`; to must lie after from."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
@@ -51,10 +52,18 @@ class Window(BaseModel):
     valid_to: Instant | None = Field(None, alias="to")
 
     @model_validator(mode="after")
-    def _ordered(self) -> Window:
+    def _ordered(self) -> Windowed:
         if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
             raise ValueError("to must lie after from: the window is [from, to)")
         return self
+
+    @property
+    def window(self) -> Window:
+        return Window(valid_from=self.valid_from, valid_to=self.valid_to)
+
+
+class Window(Windowed):
+    """`[from, to)`: from is inclusive, to exclusive; a missing bound is open."""
 
     def contains(self, instant: str) -> bool:
         if self.valid_from is not None and instant < self.valid_from:

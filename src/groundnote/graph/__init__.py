@@ -10,7 +10,7 @@ from groundnote.graph.capabilities import CAPABILITIES
 from groundnote.graph.closure import closure_drift, rebuild_closure
 from groundnote.graph.fts import rebuild_fts
 from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
-from groundnote.graph.links import counted
+from groundnote.graph.links import counted, link_status
 from groundnote.graph.normalize import normalize
 from groundnote.graph.prompts import PROMPTS
 from groundnote.graph.queries import (
@@ -49,6 +49,7 @@ __all__ = [
     "entities_linked_to_rule",
     "entity_filter",
     "head_entities",
+    "link_status",
     "normalize",
     "path_items",
     "pending_counts",

@@ -162,21 +162,9 @@ def _literal_duplicates(
     out = []
     for row in found:
         if row["id"] != exclude and row["name"].strip().casefold() == folded:
-            out.append(
-                Match(
-                    seq=row["seq"],
-                    id=row["id"],
-                    type=row["type"],
-                    name=row["name"],
-                    aliases=json.loads(row["aliases"]),
-                    status=row["status"],
-                    parent_id=row["parent_id"],
-                    level=0,
-                    score=1.0,
-                    match="exact",
-                    path=[p.name for p in path_items(conn, row["id"])],
-                )
-            )
+            found_match = Match.from_row(row, score=1.0, match="exact", level=0)
+            found_match.path = [p.name for p in path_items(conn, row["id"])]
+            out.append(found_match)
     return out
 
 

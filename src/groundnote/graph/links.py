@@ -10,7 +10,7 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from groundnote.domain.errors import NotFound, ReferenceUnknown, ScopeMismatch, ValidationFailed
 from groundnote.domain.ids import SOURCE_ID_RE, format_seq_id
@@ -23,6 +23,7 @@ __all__ = [
     "computed_links",
     "counted",
     "kind_of",
+    "link_status",
     "propose_link",
     "stored_links",
 ]
@@ -164,7 +165,9 @@ _LINK_COLUMNS = """l.id, l.from_ref, l.to_ref, l.type, l.origin, l.confidence, l
   (SELECT r.verdict FROM review r WHERE r.target = 'link/' || l.id) AS verdict"""
 
 
-def _status(origin: str, verdict: str | None) -> str:
+def link_status(origin: str, verdict: str | None) -> Literal["confirmed", "proposed", "rejected"]:
+    """A link's status from its origin and a person's review of it (seed 000 §3.3): only a
+    proposed link waits; a review confirms or rejects it."""
     if origin != "proposed" or verdict == "confirm":
         return "confirmed"
     return "rejected" if verdict == "reject" else "proposed"
@@ -178,7 +181,7 @@ def _link_out(row: sqlite3.Row) -> LinkOut:
         type=row["type"],
         origin=row["origin"],
         confidence=row["confidence"],
-        status=_status(row["origin"], row["verdict"]),
+        status=link_status(row["origin"], row["verdict"]),
         reason=row["reason"],
         evidence=row["evidence"],
         valid_from=row["valid_from"],

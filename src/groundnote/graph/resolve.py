@@ -71,6 +71,23 @@ class Match:
     match: str
     path: list[str] = field(default_factory=list)
 
+    @classmethod
+    def from_row(cls, row: sqlite3.Row, *, score: float, match: str, level: int) -> Match:
+        """A candidate from an entity's current row (`seq`, `id`, `type`, `name`, `aliases`,
+        `status`, `parent_id`), scored and placed at `level`."""
+        return cls(
+            seq=row["seq"],
+            id=row["id"],
+            type=row["type"],
+            name=row["name"],
+            aliases=json.loads(row["aliases"]),
+            status=row["status"],
+            parent_id=row["parent_id"],
+            level=level,
+            score=score,
+            match=match,
+        )
+
 
 def score_text(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
     """Score one normalised text against the key; (0, "") when nothing fits."""
@@ -173,20 +190,7 @@ def resolve_key(
             if row["id"] == exclude:
                 continue
             score, kind = batch[row["seq"]]
-            found.append(
-                Match(
-                    seq=row["seq"],
-                    id=row["id"],
-                    type=row["type"],
-                    name=row["name"],
-                    aliases=json.loads(row["aliases"]),
-                    status=row["status"],
-                    parent_id=row["parent_id"],
-                    level=row["level"],
-                    score=round(score, 4),
-                    match=kind,
-                )
-            )
+            found.append(Match.from_row(row, score=round(score, 4), match=kind, level=row["level"]))
     found.sort(key=lambda m: (-m.score, _STATUS_ORDER[m.status], m.level, m.id))
     chosen = found[:limit]
     paths = path_names(conn, [m.id for m in chosen])

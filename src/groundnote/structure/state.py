@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from groundnote.graph import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
+from groundnote.graph import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL, link_status
 from groundnote.structure.models import EntityState, LinkState
 from groundnote.structure.versions import VersionRow
 
@@ -53,12 +53,7 @@ def link_state(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkState:
     verdict = conn.execute(
         "SELECT verdict FROM review WHERE target = ?", (f"link/{row['id']}",)
     ).fetchone()
-    if row["origin"] != "proposed":
-        status = "confirmed"
-    elif verdict is None:
-        status = "proposed"
-    else:
-        status = "confirmed" if verdict[0] == "confirm" else "rejected"
+    status = link_status(row["origin"], verdict[0] if verdict else None)
     return LinkState(
         id=row["id"],
         from_ref=row["from_ref"],
