@@ -117,31 +117,6 @@ class Registry:
         """The capabilities resolved by pointer, in the order they were declared."""
         return list(self._by_shape.values())
 
-    def _context(
-        self,
-        home: Home,
-        config: Config,
-        cap: AnyCapability,
-        raw: Any,
-        principal: Principal | None,
-        channel: str,
-        log_as: LogAs | None,
-    ) -> Context:
-        ctx = Context(
-            home=home,
-            config=config,
-            principal=principal,
-            channel=channel,
-            capability=cap,
-            input_sha256=input_sha256(raw),
-            request_id=uuid.uuid4().hex[:12],
-            services=self.services,
-            logged_as=log_as.operation if log_as else cap.name,
-        )
-        if log_as is not None:
-            ctx.log.stages = dict(log_as.stages)
-        return ctx
-
     def invoke(
         self,
         home: Home,
@@ -156,9 +131,21 @@ class Registry:
         meta: Mapping[str, str] | None = None,
     ) -> BaseModel:
         """Call one capability; raises a GroundnoteError for every refusal."""
-        ctx = self._context(home, config, cap, raw, principal, channel, log_as)
-        ctx.progress = progress
-        ctx.meta = meta or {}
+        ctx = Context(
+            home=home,
+            config=config,
+            principal=principal,
+            channel=channel,
+            capability=cap,
+            input_sha256=input_sha256(raw),
+            request_id=uuid.uuid4().hex[:12],
+            progress=progress,
+            services=self.services,
+            logged_as=log_as.operation if log_as else cap.name,
+            meta=meta or {},
+        )
+        if log_as is not None:
+            ctx.log.stages = dict(log_as.stages)
         log_scope: str | None = None
         try:
             call = Call(home, config, cap, raw, principal, channel)

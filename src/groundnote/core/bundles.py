@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, Field
 
@@ -54,16 +54,7 @@ GroupKind = Literal[
     "contradicts",
     "same-relation",
 ]
-GROUP_ORDER: tuple[GroupKind, ...] = (
-    "source",
-    "thread",
-    "attachment",
-    "entity",
-    "predecessor",
-    "successor",
-    "contradicts",
-    "same-relation",
-)
+GROUP_ORDER: tuple[GroupKind, ...] = get_args(GroupKind)  # the order of seed 000 §11
 EntryKind = Literal["rule", "note", "meeting", "mail", "attachment", "entity"]
 EXCERPT = 200
 THREAD_MAX = 20

@@ -10,7 +10,8 @@ from groundnote.graph.capabilities import CAPABILITIES
 from groundnote.graph.closure import closure_drift, rebuild_closure
 from groundnote.graph.fts import rebuild_fts
 from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
-from groundnote.graph.links import counted, link_status
+from groundnote.graph.links import counted, read_link
+from groundnote.graph.models import LinkOut
 from groundnote.graph.normalize import normalize
 from groundnote.graph.prompts import PROMPTS
 from groundnote.graph.queries import (
@@ -43,16 +44,17 @@ __all__ = [
     "PENDING_VERSIONS_SQL",
     "PROMPTS",
     "SUBSYSTEM",
+    "LinkOut",
     "LinkedEntity",
     "counted",
     "descendant_ids",
     "entities_linked_to_rule",
     "entity_filter",
     "head_entities",
-    "link_status",
     "normalize",
     "path_items",
     "pending_counts",
+    "read_link",
     "rebuild_closure",
     "rebuild_fts",
     "warm_resolve",

@@ -25,6 +25,7 @@ __all__ = [
     "kind_of",
     "link_status",
     "propose_link",
+    "read_link",
     "stored_links",
 ]
 
@@ -188,6 +189,12 @@ def _link_out(row: sqlite3.Row) -> LinkOut:
         valid_to=row["valid_to"],
         created_at=row["created_at"],
     )
+
+
+def read_link(conn: sqlite3.Connection, link_id: str) -> LinkOut | None:
+    """One stored link by id, with its status as of the reviews so far."""
+    row = conn.execute(f"SELECT {_LINK_COLUMNS} FROM link l WHERE l.id = ?", (link_id,)).fetchone()
+    return _link_out(row) if row is not None else None
 
 
 def stored_links(conn: sqlite3.Connection, refs: list[str]) -> list[LinkOut]:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from groundnote.domain.guidance import Next, PathItem, StrictModel
 from groundnote.domain.ids import EntityId, RuleId, ScopeName
+from groundnote.graph import LinkOut
 
 __all__ = [
     "PAGE_SIZE",
@@ -20,7 +21,6 @@ __all__ = [
     "EntityItem",
     "EntityState",
     "LinkItem",
-    "LinkState",
     "Overview",
     "OverviewInput",
     "PendingPage",
@@ -85,17 +85,6 @@ class EntityState(BaseModel):
     approval_url: str | None
 
 
-class LinkState(BaseModel):
-    id: str
-    from_ref: str
-    to_ref: str
-    type: str
-    origin: Literal["deterministic", "proposed", "human"]
-    confidence: float | None
-    status: Literal["confirmed", "proposed", "rejected"]
-    reason: str | None
-
-
 class ReviewOut(BaseModel):
     id: str
     target: str
@@ -109,7 +98,7 @@ class ReviewOut(BaseModel):
 class ReviewAnswer(BaseModel):
     review: ReviewOut
     entity: EntityState | None = None
-    link: LinkState | None = None
+    link: LinkOut | None = None
     path: list[PathItem] = Field(default_factory=list)
     next: list[Next] = Field(default_factory=list, max_length=3)
 

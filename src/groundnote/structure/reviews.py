@@ -25,10 +25,11 @@ from groundnote.domain.errors import (
     VersionOutdated,
 )
 from groundnote.domain.guidance import Next
+from groundnote.graph import read_link
 from groundnote.graph.closure import on_move
 from groundnote.graph.fts import put_text
 from groundnote.structure.models import ReviewAnswer, ReviewOut, ReviewRequest
-from groundnote.structure.state import entity_state, link_state
+from groundnote.structure.state import entity_state
 from groundnote.structure.versions import (
     AGENT_CHANNELS,
     VersionRow,
@@ -261,7 +262,7 @@ def review_link(
     ends = [r for r in (row["from_ref"], row["to_ref"]) if r.startswith("entity/")]
     return ReviewAnswer(
         review=out,
-        link=link_state(conn, row),
+        link=read_link(conn, link_id),
         path=entity_path(conn, ends[0].removeprefix("entity/")) if ends else [],
         next=[Next(tool="link_list", why="see the links of the item")],
     )

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from groundnote.graph import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL, link_status
-from groundnote.structure.models import EntityState, LinkState
+from groundnote.graph import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
+from groundnote.structure.models import EntityState
 from groundnote.structure.versions import VersionRow
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "PENDING_VERSIONS_SQL",
     "approval_url",
     "entity_state",
-    "link_state",
 ]
 
 
@@ -46,21 +45,4 @@ def entity_state(
         valid_to=row.valid_to,
         pending=pending,
         approval_url=approval_url(base_url, scope, row.id) if pending else None,
-    )
-
-
-def link_state(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkState:
-    verdict = conn.execute(
-        "SELECT verdict FROM review WHERE target = ?", (f"link/{row['id']}",)
-    ).fetchone()
-    status = link_status(row["origin"], verdict[0] if verdict else None)
-    return LinkState(
-        id=row["id"],
-        from_ref=row["from_ref"],
-        to_ref=row["to_ref"],
-        type=row["type"],
-        origin=row["origin"],
-        confidence=row["confidence"],
-        status=status,
-        reason=row["reason"],
     )

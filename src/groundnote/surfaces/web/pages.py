@@ -123,30 +123,30 @@ def _overview(out: Overview) -> tuple[str, dict[str, Any]]:
     return "home.html", {"title": "Waiting for you", "pending": out.pending, "scopes": out.scopes}
 
 
-def _pending(out: PendingPage) -> tuple[str, dict[str, Any]]:
-    return "structure.html", {
-        "title": f"Structure changes · {out.scope}",
+def _listing(
+    template: str, title: str, path: str, out: PendingPage | ProposalsPage, **items: Any
+) -> tuple[str, dict[str, Any]]:
+    """A scope's page of pending items (structure changes, proposed rules), paged."""
+    return template, {
+        "title": f"{title} · {out.scope}",
         "pending": out.total,
         "scope": out.scope,
         "total": out.total,
         "page": out.page,
         "pages": out.pages,
-        "back": f"/approval/structure?scope={out.scope}&page={out.page}",
-        "items": out.items,
+        "back": f"{path}?scope={out.scope}&page={out.page}",
+        **items,
     }
+
+
+def _pending(out: PendingPage) -> tuple[str, dict[str, Any]]:
+    return _listing(
+        "structure.html", "Structure changes", "/approval/structure", out, items=out.items
+    )
 
 
 def _proposals(out: ProposalsPage) -> tuple[str, dict[str, Any]]:
-    return "proposals.html", {
-        "title": f"Proposed rules · {out.scope}",
-        "pending": out.total,
-        "scope": out.scope,
-        "total": out.total,
-        "page": out.page,
-        "pages": out.pages,
-        "back": f"/approval/proposals?scope={out.scope}&page={out.page}",
-        "rules": out.rules,
-    }
+    return _listing("proposals.html", "Proposed rules", "/approval/proposals", out, rules=out.rules)
 
 
 def _rule(out: RuleView) -> tuple[str, dict[str, Any]]:
