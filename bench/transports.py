@@ -5,7 +5,11 @@ HTTP and over stdio). Prints calls per second, p50, p95 and the overhead over di
 capability without a case stops the run, so none is silently left out. A case gives a fresh
 input per call (`Inputs`), so a write such as entity_create never repeats itself.
 
-    .venv/bin/python -m bench.transports [--n 500]
+With `--direct` it times only the direct call, beside the handler alone on the same input
+(validated beforehand, its context built by hand), and prints the registry's own cost per
+call: the pipeline (credentials, channel, validation, tenancy and right) and the log row.
+
+    .venv/bin/python -m bench.transports [--n 500] [--direct]
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from mcp.client.streamable_http import streamable_http_client
 from bench.common import Timing, print_table, time_calls
 from bench.context import generate
 from groundnote.auth import LOCAL_OPERATOR, Right, create_grant
-from groundnote.capabilities import Capability
+from groundnote.capabilities import Capability, Context
 from groundnote.runtime import Runtime, open_runtime
 
 TARGETS = {"http": 2.0, "mcp-http": 3.0, "mcp-stdio": 3.0}
@@ -211,6 +215,36 @@ async def _mcp_stdio(home: Path, token: str, tool: str, inputs: Inputs, n: int) 
         return await _time_mcp(client, tool, inputs, n)
 
 
+def _handler_alone(
+    runtime: Runtime, cap: Capability[Any, Any], inputs: Inputs, principal: Any
+) -> Callable[[], object]:
+    """The handler on a context the registry would have built, without the registry: so that
+    direct minus this is what the registry itself costs per call."""
+    fields = {
+        "home": runtime.home,
+        "config": runtime.config,
+        "principal": principal,
+        "channel": "mcp",
+        "capability": cap,
+        "input_sha256": "0" * 64,
+        "request_id": "bench",
+    }
+    known = Context.__dataclass_fields__
+    if "services" in known:
+        fields["services"] = runtime.registry.services
+    if "logged_as" in known:
+        fields["logged_as"] = cap.name
+
+    def call() -> object:
+        raw = inputs()
+        ctx = Context(**fields)
+        if "scopes" in known:
+            ctx.scopes = (raw["scope"],) if "scope" in raw else ()
+        return cap.handler(ctx, cap.input.model_validate(raw))
+
+    return call
+
+
 def _http_call(client: httpx.Client, cap: Capability[Any, Any], raw: dict[str, Any]) -> None:
     assert cap.http is not None
     path = cap.http.path.format(**raw)
@@ -233,10 +267,53 @@ def _wait_for(base: str) -> None:
             time.sleep(0.1)
 
 
+def _alternated(
+    first: Callable[[], object], second: Callable[[], object], n: int
+) -> tuple[Timing, Timing]:
+    for _ in range(20):
+        first()
+        second()
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(n):
+        for fn, into in ((first, samples[0]), (second, samples[1])):
+            start = time.perf_counter()
+            fn()
+            into.append((time.perf_counter() - start) * 1000)
+    return Timing(samples[0]), Timing(samples[1])
+
+
+def _print_registry_cost(
+    runtime: Runtime,
+    required: list[Capability[Any, Any]],
+    cases: dict[str, Inputs],
+    principal: Any,
+    n: int,
+) -> None:
+    rows = []
+    for cap in required:
+        inputs = cases[cap.name]
+        alone_call = _handler_alone(runtime, cap, inputs, principal)
+
+        def direct_call(cap: Capability[Any, Any] = cap, inputs: Inputs = inputs) -> object:
+            return runtime.invoke(cap, inputs(), principal=principal, channel="mcp")
+
+        # Alternated call by call, so that drift on a shared machine hits both alike.
+        direct, alone = _alternated(direct_call, alone_call, n)
+        rows.append([cap.name, direct.p50, alone.p50, direct.p50 - alone.p50, direct.p95])
+    print_table(
+        f"{n} calls each (ms): the registry's cost per call = direct - handler alone, at p50",
+        ["capability", "direct p50", "handler p50", "registry p50", "direct p95"],
+        rows,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=500, help="calls per transport")
     parser.add_argument("--port", type=int, default=18765)
+    parser.add_argument(
+        "--direct", action="store_true", help="only direct calls, beside the handler alone"
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="gn-bench-"))
@@ -261,6 +338,10 @@ def main() -> None:
         now=runtime.home.clock.instant(),
     )
     principal = runtime.authenticate(token)
+    if args.direct:
+        _print_registry_cost(runtime, required, cases, principal, args.n)
+        runtime.close()
+        return
     results: dict[str, dict[str, Timing]] = {}
     for cap in required:
         inputs = cases[cap.name]

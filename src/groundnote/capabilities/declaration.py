@@ -148,11 +148,14 @@ class Tenancy:
     def instance(cls) -> Tenancy:
         return cls("instance")
 
-    def describe(self) -> str:
-        """One line for the reference page."""
+    def describe(self, input: type[BaseModel]) -> str:
+        """One line for the reference page of a capability taking `input`."""
         named = " or ".join(f"`{n}`" for n in self.names)
+        # One optional field may be left out; of several (scope or scopes) the input asks one.
+        optional = len(self.names) == 1 and not input.model_fields[self.names[0]].is_required()
         return {
-            "fields": f"the scope named by {named}; left out, every scope your grant reaches",
+            "fields": f"the scope named by {named}"
+            + ("; left out, every scope your grant reaches" if optional else ""),
             "id": f"the scope the id in {named} carries",
             "lookup": f"the scope {named} is bound to; unbound, instance-wide",
             "org": "your grant's organisation",

@@ -74,7 +74,7 @@ def render_page(cap: Capability[Any, Any], config: Config) -> str:
         "",
         f"{cap.kind} · right: {cap.right.label} · module {cap.name.split('.')[0]}",
         "",
-        f"Tenancy: {cap.tenancy.describe()}. The registry checks the {cap.right.label} right "
+        f"Tenancy: {cap.tenancy.describe(cap.input)}. The registry checks the {cap.right.label} right "
         "there before the operation runs" + _anonymity(cap),
         "",
         "## Exposure",
