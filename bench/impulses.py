@@ -1,10 +1,11 @@
 """Impulses (DESIGN §13): `conceptLink_write` with its audit impulse per second, read-shape p95,
 and the expiry sweep over 100,000 expired impulses.
 
-Three paths for the write: the operation alone (`perform`: edge EMA upsert + audit impulse in
-one transaction), the resolve dispatcher (`resolve_request`: JSON envelope, auth, payload
-validation, operation log), and HTTP through the ASGI app (in-process client). Target: ≥ 1,000
-writes per second direct.
+Four paths for the write: the operation alone (`perform`: edge EMA upsert + audit impulse +
+log row in one transaction, on a context built by hand), the shape's capability through the
+registry (credentials, channel, validation, the right in the organisation), the resolve
+endpoint's envelope around that (`resolve_body`), and HTTP through the ASGI app (in-process
+client). Target: ≥ 1,000 writes per second direct.
 
     .venv/bin/python -m bench.impulses [--n 3000] [--concepts 200] [--expired 100000]
 """
@@ -17,32 +18,45 @@ import random
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from groundnote.impulses.resolve import resolve_request
 
 from bench.common import print_table, time_calls
-from groundnote.auth import Right, create_grant
+from groundnote.auth import Principal, Right, create_grant
+from groundnote.capabilities import Context
 from groundnote.impulses.models import LinkData
 from groundnote.impulses.table import prune_expired_impulses
-from groundnote.impulses.writes import WRITE_OPS, Caller, perform
+from groundnote.impulses.writes import WRITE_OPS, perform
 from groundnote.runtime import Runtime, open_runtime
-from groundnote.surfaces.http.impulses import add_impulse_routes
+from groundnote.surfaces.http.impulses import OPERATION, add_impulse_routes, resolve_body
 
 
-def _signatures(runtime: Runtime, caller: Caller, n: int) -> list[str]:
+def _context(runtime: Runtime, principal: Principal | None, shape: str) -> Context:
+    """What the registry hands a shape's handler, built by hand: the operation alone."""
+    cap = runtime.registry.by_shape(shape)
+    assert cap is not None
+    return Context(
+        home=runtime.home,
+        config=runtime.config,
+        principal=principal,
+        channel="api",
+        capability=cap,
+        input_sha256="0" * 64,
+        request_id="bench",
+        logged_as=OPERATION,
+    )
+
+
+def _signatures(runtime: Runtime, principal: Principal | None, n: int) -> list[str]:
     op = WRITE_OPS["conceptSignatureUpsert_write"]
-    return [
-        perform(
-            runtime.home,
-            runtime.config,
-            caller,
-            op,
-            op.model.model_validate({"pointer_type": "bench", "shape": f"s{i}"}),
-        ).result.id  # type: ignore[attr-defined]
-        for i in range(n)
-    ]
+    found: list[str] = []
+    for i in range(n):
+        payload = op.model.model_validate({"pointer_type": "bench", "shape": f"s{i}"})
+        out: Any = perform(_context(runtime, principal, op.shape), op, payload).result
+        found.append(out.id)
+    return found
 
 
 def _fill_expired(runtime: Runtime, count: int) -> None:
@@ -84,9 +98,10 @@ def main() -> None:
             now=runtime.home.clock.instant(),
         )
         principal = runtime.authenticate(token)
-        caller = Caller(org="acme", actor="grant:bench")
-        ids = _signatures(runtime, caller, args.concepts)
+        ids = _signatures(runtime, principal, args.concepts)
         op = WRITE_OPS["conceptLink_write"]
+        shape = runtime.registry.by_shape(op.shape)
+        assert shape is not None
 
         def pair() -> dict[str, object]:
             a, b = rng.sample(ids, 2)
@@ -98,12 +113,15 @@ def main() -> None:
             }
 
         def direct() -> None:
-            perform(runtime.home, runtime.config, caller, op, LinkData.model_validate(pair()))
+            perform(_context(runtime, principal, op.shape), op, LinkData.model_validate(pair()))
+
+        def registry() -> None:
+            runtime.invoke(shape, {"linkData": pair()}, principal=principal, channel="api")
 
         def dispatcher() -> None:
             body = json.dumps({"pointer": {"type": "conceptLink_write", "linkData": pair()}})
-            answer = resolve_request(runtime.home, runtime.config, principal, body.encode())
-            assert answer.status == 200, answer.body
+            status, answer = resolve_body(runtime, principal, body.encode(), None)
+            assert status == 200, answer
 
         app = FastAPI()
         add_impulse_routes(app, runtime)
@@ -122,16 +140,14 @@ def main() -> None:
             body = json.dumps(
                 {"pointer": {"type": "relatedConcepts", "concept_id": rng.choice(ids)}}
             )
-            assert (
-                resolve_request(runtime.home, runtime.config, principal, body.encode()).status
-                == 200
-            )
+            assert resolve_body(runtime, principal, body.encode(), None)[0] == 200
 
         timings = [
             ("conceptLink_write + audit, direct (perform)", time_calls(direct, args.n)),
-            ("conceptLink_write + audit, resolve dispatcher", time_calls(dispatcher, args.n)),
+            ("conceptLink_write + audit, the registry", time_calls(registry, args.n)),
+            ("conceptLink_write + audit, resolve envelope", time_calls(dispatcher, args.n)),
             ("conceptLink_write + audit, HTTP (ASGI in-process)", time_calls(http, args.n // 2)),
-            ("relatedConcepts read, resolve dispatcher", time_calls(read, args.n)),
+            ("relatedConcepts read, resolve envelope", time_calls(read, args.n)),
         ]
         with runtime.home.instance.read() as conn:
             edges = conn.execute("SELECT count(*) FROM concept_edge").fetchone()[0]

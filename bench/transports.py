@@ -9,7 +9,7 @@ With `--direct` it times only the direct call, beside the handler alone on the s
 (validated beforehand, its context built by hand), and prints the registry's own cost per
 call: the pipeline (credentials, channel, validation, tenancy and right) and the log row.
 
-    .venv/bin/python -m bench.transports [--n 500] [--direct]
+    .venv/bin/python -m bench.transports [--n 500] [--direct] [--only NAME,…]
 """
 
 from __future__ import annotations
@@ -314,6 +314,7 @@ def main() -> None:
     parser.add_argument(
         "--direct", action="store_true", help="only direct calls, beside the handler alone"
     )
+    parser.add_argument("--only", default="", help="comma-separated capability names")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="gn-bench-"))
@@ -325,6 +326,8 @@ def main() -> None:
         for cap in runtime.registry
         if cap.policies.benchmark == "required" and (cap.mcp or cap.http)
     ]
+    if args.only:
+        required = [cap for cap in required if cap.name in args.only.split(",")]
     missing = [cap.name for cap in required if cap.name not in CASES]
     if missing:
         sys.exit(f"bench.transports has no case for {', '.join(missing)}: add one to CASES")

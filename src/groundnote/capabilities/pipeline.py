@@ -116,18 +116,22 @@ def _named_scopes(tenancy: Tenancy, value: BaseModel, home: Home) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _held_somewhere(cap: Capability[Any, Any], principal: Principal, where: str) -> None:
+    """The right on some scope: what an organisation-wide or instance-wide call needs."""
+    held = principal.strongest_right()
+    if held is None or held < cap.right:
+        raise RightMissing(
+            f"{cap.name} needs the {cap.right.label} right {where}; your grant "
+            + (f"has at most {held.label}." if held else "holds no right.")
+        )
+
+
 def _reach(call: Call) -> Admission:
     """An instance-wide call: the grant must hold the right somewhere; it sees only those scopes."""
-    principal, cap = call.principal, call.cap
-    if principal is None:
+    if call.principal is None:
         return Admission((), named=False)
-    strongest = principal.strongest_right()
-    if strongest is None or strongest < cap.right:
-        raise RightMissing(
-            f"{cap.name} needs the {cap.right.label} right on at least one scope; your grant "
-            + (f"has at most {strongest.label}." if strongest else "holds no right.")
-        )
-    return Admission(reachable(call.home, principal, cap.right), named=False)
+    _held_somewhere(call.cap, call.principal, "on at least one scope")
+    return Admission(reachable(call.home, call.principal, call.cap.right), named=False)
 
 
 def admit_tenancy(call: Call) -> None:
@@ -136,12 +140,8 @@ def admit_tenancy(call: Call) -> None:
     cap, principal, tenancy = call.cap, call.principal, call.cap.tenancy
     assert call.value is not None
     if tenancy.kind == "org":
-        held = principal.strongest_right() if principal else None
-        if principal is not None and (held is None or held < cap.right):
-            raise RightMissing(
-                f"{cap.name} needs the {cap.right.label} right in your organisation; your "
-                + (f"grant has at most {held.label}." if held else "grant holds no right.")
-            )
+        if principal is not None:  # without credentials: the org of anonymous callers
+            _held_somewhere(cap, principal, "in your organisation")
         call.admission = Admission((), named=False)
         return
     named = [] if tenancy.kind == "instance" else _named_scopes(tenancy, call.value, call.home)
