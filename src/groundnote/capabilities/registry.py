@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from groundnote.auth.principal import Principal
+from groundnote.auth.scopes import refuse_scope
 from groundnote.capabilities.context import Context
 from groundnote.capabilities.declaration import Capability, Prompt
 from groundnote.config import Config
@@ -28,9 +29,10 @@ from groundnote.domain.errors import (
     GroundnoteError,
     Internal,
     RightMissing,
+    ScopeNotAllowed,
     ValidationFailed,
+    decisions_belong_to_people,
     from_backstop,
-    scope_refusal,
 )
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
@@ -70,6 +72,14 @@ def _scopes_named(value: BaseModel) -> list[str]:
     if isinstance(many, list):
         scopes.extend(s for s in many if isinstance(s, str))
     return scopes
+
+
+def _registered(home: Home, scope: str) -> bool:
+    try:
+        home.scope_info(scope)
+    except ScopeNotAllowed:
+        return False
+    return True
 
 
 class Registry:
@@ -121,7 +131,7 @@ class Registry:
         )
         log_scope: str | None = None
         try:
-            value = self._admit(home, cap, raw, principal, channel)
+            value = self._admit(home, cap, raw, principal, channel, ctx.public_url() + "/approval")
             scopes = _scopes_named(value)
             if len(scopes) == 1:
                 log_scope = scopes[0]
@@ -147,10 +157,18 @@ class Registry:
         return result
 
     def _admit(
-        self, home: Home, cap: AnyCapability, raw: Any, principal: Principal | None, channel: str
+        self,
+        home: Home,
+        cap: AnyCapability,
+        raw: Any,
+        principal: Principal | None,
+        channel: str,
+        approval_url: str,
     ) -> BaseModel:
         if principal is None and not cap.anonymous:
             raise AuthRequired("This operation needs credentials.")
+        if channel == "approval" and principal is not None and channel not in principal.channels:
+            raise decisions_belong_to_people(cap.name, approval_url)
         if channel not in cap.channels or (
             principal is not None and channel not in principal.channels
         ):
@@ -166,9 +184,8 @@ class Registry:
         if principal is not None:
             for scope in _scopes_named(value):
                 right = principal.right_on(scope)
-                if right is None:
-                    raise scope_refusal()
-                home.scope_info(scope)  # a missing scope gets the same refusal
+                if right is None or not _registered(home, scope):  # the same refusal for both
+                    raise refuse_scope(principal, scope, home.scope_names())
                 if right < cap.right:
                     raise RightMissing(
                         f"{cap.name} needs the {cap.right.label} right on this scope; "
