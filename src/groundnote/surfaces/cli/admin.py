@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from groundnote.auth import (
     LOCAL_OPERATOR,
@@ -25,6 +24,7 @@ from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
+from groundnote.surfaces.cli.output import print_result
 from groundnote.surfaces.cli.served import read_served
 from groundnote.surfaces.cli.session import CliSession, is_home
 from groundnote.surfaces.http.approval import approval_registry
@@ -88,11 +88,18 @@ def scope_create(session: CliSession, name: str, approval: str, repo: Path | Non
 @click.pass_obj
 def scope_list(session: CliSession) -> None:
     home = session.runtime.home
-    table = Table("scope", "approval", "repo", "created")
+    rows = []
     for name in home.scope_names():
         info = home.scope_info(name)
-        table.add_row(info.name, info.approval_mode, info.repo or "", info.created_at)
-    Console().print(table)
+        rows.append(
+            {
+                "scope": info.name,
+                "approval": info.approval_mode,
+                "repo": info.repo,
+                "created": info.created_at,
+            }
+        )
+    print_result({"scopes": rows}, "table", Console())
 
 
 @click.group("grant", help="Grants: tokens with channels and per-scope rights.")
@@ -186,13 +193,18 @@ def _refuse_missing_scopes(named: list[str], known: list[str]) -> None:
 @grant_group.command("list")
 @click.pass_obj
 def grant_list(session: CliSession) -> None:
-    table = Table("grant", "org", "channels", "rights", "expires", "revoked")
-    for g in list_grants(session.runtime.home.instance):
-        rights = ",".join(f"{s}:{r}" for s, r in g.rights.items())
-        table.add_row(
-            g.id, g.org, ",".join(g.channels), rights, g.expires_at or "", g.revoked_at or ""
-        )
-    Console().print(table)
+    rows = [
+        {
+            "grant": g.id,
+            "rights": ",".join(f"{s}:{r}" for s, r in g.rights.items()),
+            "channels": ",".join(g.channels),
+            "org": g.org,
+            "expires": g.expires_at,
+            "revoked": g.revoked_at,
+        }
+        for g in list_grants(session.runtime.home.instance)
+    ]
+    print_result({"grants": rows}, "table", Console())
 
 
 @grant_group.command("revoke")
@@ -276,10 +288,11 @@ def person_add(session: CliSession, name: str, email: str, org: str) -> None:
 @person_group.command("list")
 @click.pass_obj
 def person_list(session: CliSession) -> None:
-    table = Table("person", "email", "org", "created")
-    for p in list_persons(session.runtime.home.instance):
-        table.add_row(p.id, p.email, p.org, p.created_at)
-    Console().print(table)
+    rows = [
+        {"person": p.id, "email": p.email, "org": p.org, "created": p.created_at}
+        for p in list_persons(session.runtime.home.instance)
+    ]
+    print_result({"persons": rows}, "table", Console())
 
 
 @person_group.command("link", help="Print a new one-time login link for a person.")

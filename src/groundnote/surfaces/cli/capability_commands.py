@@ -122,7 +122,7 @@ def _command(cap: Capability[Any, Any], name: str) -> click.Command:
 
     @click.pass_obj
     def run(session: CliSession, /, fmt: str, **given: Any) -> None:
-        out = Console(soft_wrap=True)
+        out = Console()  # tables wrap to the terminal; JSON is printed unwrapped
         try:
             raw = _collect(cap, given)
             result = session.invoke(cap, raw)
