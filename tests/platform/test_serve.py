@@ -198,9 +198,9 @@ def test_links_printed_elsewhere_use_the_port_serve_runs_on(tmp_path: Path) -> N
         )
         assert link.stdout.startswith(f"http://127.0.0.1:{port}/approval/login?token=")
         assert link.stderr == ""  # serve runs there
+        proposals = ["rules", "proposals", "--scope", "demo", "--output", "json"]
         rules = subprocess.run(
-            [*GROUNDNOTE, "--home", str(home), "rules", "proposals", "--scope", "demo"]
-            + ["--output", "json"],
+            [*GROUNDNOTE, "--home", str(home), *proposals],
             capture_output=True,
             text=True,
             timeout=60,
