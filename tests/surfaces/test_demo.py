@@ -16,9 +16,9 @@ def _rows(runtime: Runtime, sql: str) -> list[Any]:
         return [tuple(r) for r in conn.execute(sql)]
 
 
-def _operator(runtime: Runtime, name: str, **raw: Any) -> dict[str, Any]:
+def _operator(runtime: Runtime, capability: str, /, **raw: Any) -> dict[str, Any]:
     out = runtime.invoke(
-        runtime.registry.get(name),
+        runtime.registry.get(capability),
         {"scope": DEMO_SCOPE, **raw},
         principal=LOCAL_OPERATOR,
         channel="cli",
@@ -60,3 +60,12 @@ def test_the_demo_loads_once_and_into_an_empty_demo_scope(runtime: Runtime) -> N
     before = _rows(runtime, "SELECT count(*) FROM entity_version")
     assert load_demo(runtime, LOCAL_PERSON).loaded is False
     assert _rows(runtime, "SELECT count(*) FROM entity_version") == before
+
+
+def test_a_scope_named_demo_with_other_data_is_never_touched(runtime: Runtime) -> None:
+    approval_login_link(runtime, "http://127.0.0.1:8765")
+    runtime.home.create_scope(DEMO_SCOPE)
+    _operator(runtime, "graph.entity_create", type="organisation", name="Echte Firma AG")
+    report = load_demo(runtime, LOCAL_PERSON)
+    assert (report.loaded, report.company) == (False, False)
+    assert _rows(runtime, "SELECT name FROM entity_current") == [("Echte Firma AG",)]

@@ -93,6 +93,9 @@ def _mails(days_ago: dict[str, str]) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class DemoReport:
     loaded: bool  # False: the scope holds data already and was left alone
+    # With loaded False: whether that data is the demo company (an earlier --demo) or not
+    # (a scope someone named demo and filled; it is never touched).
+    company: bool = True
     entities: int = 0
     sources: int = 0
     rules: int = 0
@@ -147,13 +150,21 @@ def _holds_data(runtime: Runtime) -> bool:
         )
 
 
+def _holds_company(runtime: Runtime) -> bool:
+    with runtime.home.scope_db(DEMO_SCOPE).read() as conn:
+        found = conn.execute(
+            "SELECT 1 FROM entity_current WHERE name = ? AND parent_id IS NULL", (COMPANY,)
+        ).fetchone()
+    return found is not None
+
+
 def load_demo(runtime: Runtime, person: str) -> DemoReport:
     """Create scope `demo` with the company in it; a scope `demo` with data is left alone."""
     home = runtime.home
     if DEMO_SCOPE not in home.scope_names():
         home.create_scope(DEMO_SCOPE)
     elif _holds_data(runtime):
-        return DemoReport(loaded=False)
+        return DemoReport(loaded=False, company=_holds_company(runtime))
     load = _Loader(runtime, person_principal(find_person(home.instance, person)))
 
     ids: dict[str, str] = {}

@@ -144,7 +144,12 @@ def serve_command(session: CliSession, host: str | None, port: int | None, demo:
     demo_state = None
     if demo:
         report = load_demo(runtime, LOCAL_PERSON)
-        demo_state = "the demo company, loaded now" if report.loaded else "the demo company"
+        if report.loaded:
+            demo_state = "the demo company, loaded now"
+        elif report.company:
+            demo_state = "the demo company"
+        else:
+            demo_state = "holds other data, so the demo company was not loaded"
     token = agent_grant(runtime)
     home = runtime.home.path.resolve()
 
