@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from groundnote import context, core, graph, impulses, knowledge
-from groundnote.auth import Principal, authenticate
+from groundnote.auth import Principal, authenticate, presented_principal
 from groundnote.capabilities import Capability, LogAs, Registry, Services
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
@@ -105,6 +105,13 @@ class Runtime:
 
     def authenticate(self, token: str | None) -> Principal | None:
         return authenticate(self.home.instance, token, self.config.auth, self.home.clock.instant())
+
+    def presented(self, token: str | None) -> Principal | None:
+        """None without a token; raises auth-required (unknown, revoked or expired) for a
+        token that no live grant has, so a wrong token never reads like a missing one."""
+        return presented_principal(
+            self.home.instance, token, self.config.auth, self.home.clock.instant()
+        )
 
     def close(self) -> None:
         self.home.close()

@@ -103,7 +103,12 @@ RIGHT_READERS: dict[str, tuple[str, ...]] = {
         "core/handlers.py",
         "surfaces/cli/serve.py",
     ),
-    r"\bscope_refusal\(": ("domain/errors.py", "capabilities/pipeline.py", "store/home.py"),
+    r"\bscope_refusal\(": (
+        "auth/scopes.py",
+        "domain/errors.py",
+        "capabilities/pipeline.py",
+        "store/home.py",
+    ),
 }
 
 

@@ -173,10 +173,10 @@ def test_context_commands_are_on_the_cli(
 ) -> None:
     runner = CliRunner()
     home = ["--home", str(tmp_path / "home")]
+    assert runner.invoke(cli, [*home, "scope", "create", "sales"]).exit_code == 0
     result = runner.invoke(cli, [*home, "context", "up", str(project), "--output", "json"])
     assert result.exit_code == 0, result.output
     assert '"blocks": 5' in result.output
-    assert runner.invoke(cli, [*home, "scope", "create", "sales"]).exit_code == 0
     result = runner.invoke(cli, [*home, "context", "bind", str(project), "--scope", "sales"])
     assert result.exit_code == 0, result.output
     result = runner.invoke(cli, [*home, "context", "search", "login", "--scope", "sales"])
@@ -208,6 +208,7 @@ def test_terms_occurrences_takes_the_term_as_an_argument(
 ) -> None:
     runner = CliRunner()
     home = str(tmp_path / "home")
+    assert runner.invoke(cli, ["--home", home, "scope", "create", "sales"]).exit_code == 0
     assert runner.invoke(cli, ["--home", home, "context", "up", str(project)]).exit_code == 0
     monkeypatch.chdir(project)
     result = runner.invoke(
@@ -318,8 +319,10 @@ def test_search_counts_in_a_project_that_names_its_workspace(
 def test_up_on_the_cli_draws_its_phases_on_stderr_and_keeps_json_clean(
     tmp_path: Path, project: Path
 ) -> None:
+    home = str(tmp_path / "home")
+    assert CliRunner().invoke(cli, ["--home", home, "scope", "create", "sales"]).exit_code == 0
     result = CliRunner().invoke(
-        cli, ["--home", str(tmp_path / "home"), "context", "up", str(project), "--output", "json"]
+        cli, ["--home", home, "context", "up", str(project), "--output", "json"]
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["blocks"] == 5

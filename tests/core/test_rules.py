@@ -44,6 +44,9 @@ def test_a_proposal_waits_for_a_person(call: Call, runtime: Runtime) -> None:
     assert rows(runtime, "SELECT count(*) FROM rule_decision") == [(0,)]
     second = propose(call, "Zweite Regel.", [MAIL])
     assert second["id"] == "sales-0002"
+    # the first step leads to the rule's own link to its entity (DESIGN §15 P8)
+    assert [n["tool"] for n in out["next"]] == ["link_propose", "read_rule"]
+    assert "rule/sales-0001" in out["next"][0]["why"] and "concerns" in out["next"][0]["why"]
 
 
 @pytest.mark.usefixtures("stored")
@@ -119,7 +122,7 @@ def test_in_auto_mode_the_policy_adopts_at_once(auto_call: Call, runtime: Runtim
     assert out["status"] == "adopted" and out["auto_adopted"] is True
     assert out["approval_url"] is None
     assert "Auto-adopted" in out["still_valid"]
-    assert [n["tool"] for n in out["next"]] == ["search", "rule_retract"]
+    assert [n["tool"] for n in out["next"]] == ["link_propose", "search", "rule_retract"]
     with runtime.home.scope_db("ops").read() as conn:
         [row] = conn.execute("SELECT verdict, decided_by, channel FROM rule_decision").fetchall()
     assert tuple(row) == ("adopt", "policy:auto-adopt", "policy")

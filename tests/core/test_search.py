@@ -179,7 +179,12 @@ def test_the_mcp_form_is_compact_and_names_each_thing_once(
     assert out["form"] == "compact"
     assert len(out["bundles"]) == 2
     assert all("entities" not in b["head"] for b in out["bundles"])
-    assert out["bundles"][0]["groups"][0] == {"kind": "source", "refs": [M2], "proposed": []}
+    assert out["bundles"][0]["groups"][0] == {
+        "kind": "source",
+        "refs": [M2],
+        "proposed": [],
+        "via": {},
+    }
     assert set(out["related"]) == {M1, M2, M3, ATT}
     assert out["related"][ATT]["title"] == "preise.txt"
     full = call("core.search", scope="sales", query="Rabatt Nord", channel="api")

@@ -32,6 +32,7 @@ RUTH = Principal(
     identity="ruth@example.org",
 )
 M1 = "source/mail:<m1@example.org>"
+M2 = "source/mail:<m2@example.org>"
 Person = Callable[..., dict[str, Any]]
 
 
@@ -175,6 +176,7 @@ def test_a_confirmed_concerns_link_shows_the_entity_and_its_path(world: World) -
         "status": None,
         "origin": "proposed",
         "proposed": False,
+        "via": None,
     }
     [head_entity] = bundle["head"]["entities"]
     assert head_entity["ref"] == f"entity/{world.north}" and head_entity["proposed"] is False
@@ -367,8 +369,10 @@ def test_the_compact_form_names_each_entity_once_with_its_path(lenient: World) -
     by_id = {b["head"]["id"]: b for b in out["bundles"]}
     assert all("entities" not in b["head"] for b in out["bundles"])
     ref = f"entity/{lenient.north}"
-    assert {"kind": "entity", "refs": [ref], "proposed": []} in by_id[first]["groups"]
-    assert {"kind": "entity", "refs": [ref], "proposed": [ref]} in by_id[second]["groups"]
+    assert {"kind": "entity", "refs": [ref], "proposed": [], "via": {}} in by_id[first]["groups"]
+    assert {"kind": "entity", "refs": [ref], "proposed": [ref], "via": {}} in by_id[second][
+        "groups"
+    ]
     assert out["related"][ref] == {
         "kind": "entity",
         "title": "Nordlicht GmbH › Vertrieb › Gebiet Nord",
@@ -377,3 +381,102 @@ def test_the_compact_form_names_each_entity_once_with_its_path(lenient: World) -
         "status": None,
     }
     assert by_id[second]["line"].endswith("(of which 1 proposed)")
+
+
+# -- entities reached through the rule's sources (DESIGN §15 P8) ---------------------------
+
+
+def test_an_entity_the_source_concerns_shows_marked_via_the_source(world: World) -> None:
+    rule = world.rule("Kunde Müller erhält drei Prozent Rabatt.")
+    link = world.link(M1, f"entity/{world.customer}")
+    assert kinds(world.bundle(rule)) == ["source"]  # a proposed link does not count yet
+    world.review(link)
+    bundle = world.bundle(rule)
+    [entry] = group(bundle, "entity")
+    assert (entry["ref"], entry["via"], entry["proposed"]) == (
+        f"entity/{world.customer}",
+        M1,
+        False,
+    )
+    assert entry["title"] == "Nordlicht GmbH › Vertrieb › Gebiet Nord › Kunde Müller"
+    [head_entity] = bundle["head"]["entities"]
+    assert (head_entity["ref"], head_entity["via"]) == (f"entity/{world.customer}", M1)
+    assert bundle["line"].endswith("— 1 source; 1 entity")
+    # the entity filter finds the rule through its source, for the entity and those below
+    assert [b["head"]["id"] for b in world.search(entity=world.customer)["bundles"]] == [rule]
+    assert world.search(entity=world.north)["bundles"] == []
+    # the rule's own link makes it direct: one entry, no via
+    world.confirmed(f"rule/{rule}", f"entity/{world.customer}")
+    [entry] = group(world.bundle(rule), "entity")
+    assert entry["via"] is None
+
+
+def test_only_counted_concerns_or_belongs_to_links_of_a_source_reach_through(
+    world: World,
+) -> None:
+    rule = world.rule("Kunde Müller erhält drei Prozent Rabatt.")
+    world.confirmed(M1, f"entity/{world.sales}", "mentions")  # in passing: not about it
+    world.review(world.link(M1, f"entity/{world.north}"), "reject")
+    world.confirmed(M1, f"entity/{world.customer}", "belongs_to")
+    bundle = world.bundle(rule)
+    assert [(e["ref"], e["via"]) for e in group(bundle, "entity")] == [
+        (f"entity/{world.customer}", M1)
+    ]
+    filtered = {b["head"]["id"] for b in world.search(entity=world.sales)["bundles"]}
+    assert filtered == set()
+
+
+def test_a_proposed_source_link_above_the_minimum_reaches_through_marked_proposed(
+    lenient: World,
+) -> None:
+    rule = lenient.rule("Kunde Müller erhält drei Prozent Rabatt.")
+    lenient.link(M1, f"entity/{lenient.customer}", confidence=0.9)
+    bundle = lenient.bundle(rule)
+    [entry] = group(bundle, "entity")
+    assert (entry["via"], entry["proposed"]) == (M1, True)
+    assert bundle["line"].endswith("(of which 1 proposed)")
+    out = lenient.call("core.search", scope="sales", query="Rabatt")
+    [compact] = [b for b in out["bundles"] if b["head"]["id"] == rule]
+    ref = f"entity/{lenient.customer}"
+    assert {"kind": "entity", "refs": [ref], "proposed": [ref], "via": {ref: M1}} in compact[
+        "groups"
+    ]
+
+
+def test_same_relation_reaches_rules_through_their_sources(world: World) -> None:
+    head = world.rule("Kunde Müller erhält drei Prozent Rabatt.")
+    world.confirmed(f"rule/{head}", f"entity/{world.customer}")
+    world.call("core.store_source", scope="sales", source=mail(2))
+    other = str(propose(world.call, "Rabatt für Müller nur schriftlich.", [M2])["id"])
+    world.person("decision.rule_decide", scope="sales", id=other, verdict="adopt")
+    world.confirmed(M2, f"entity/{world.north}")
+    [related] = group(world.bundle(head), "same-relation")
+    assert (related["ref"], related["via"]) == (f"rule/{other}", M2)
+
+
+def test_an_archived_entity_is_not_reached_through_a_source(world: World, runtime: Runtime) -> None:
+    rule = world.rule("Kunde Müller erhält drei Prozent Rabatt.")
+    world.confirmed(M1, f"entity/{world.customer}")
+    with runtime.home.scope_db("sales").read() as conn:
+        version = conn.execute(
+            "SELECT version FROM entity_current WHERE id = ?", (world.customer,)
+        ).fetchone()[0]
+    world.person("structure.archive", id=world.customer, version=version, reason="gone")
+    assert kinds(world.bundle(rule)) == ["source"]
+
+
+def test_a_cited_attachment_filed_under_an_entity_reaches_it(world: World) -> None:
+    attachment = {"filename": "preise.txt", "media_type": "text/plain", "text": "Nord 3 %"}
+    world.call("core.store_source", scope="sales", source=mail(3, attachments=[attachment]))
+    cited = "attachment/mail:<m3@example.org>#1"
+    rule = str(propose(world.call, "Rabatt Nord laut Preisliste.", [cited])["id"])
+    world.person("decision.rule_decide", scope="sales", id=rule, verdict="adopt")
+    world.confirmed(cited, f"entity/{world.north}", "belongs_to")
+    bundle = world.bundle(rule, query="Preisliste")
+    assert [(e["ref"], e["via"]) for e in group(bundle, "entity")] == [
+        (f"entity/{world.north}", cited)
+    ]
+    # the filter takes rules about the entity or one above it, never one below it
+    found = world.search(query="Preisliste", entity=world.customer)["bundles"]
+    assert [b["head"]["id"] for b in found] == [rule]
+    assert world.search(query="Preisliste", entity=world.sales)["bundles"] == []

@@ -73,6 +73,8 @@ def test_prompts_fence_foreign_text() -> None:
     assert text.count(f"END UNTRUSTED {boundary.group(1)}") == 3  # source, subject, sender
     assert rest.index(attack) > rest.index(boundary.group(1))
     assert PREAMBLE.split("{")[0] in text
+    # a rule proposed from the mail is linked to the entity too, so search finds it directly
+    assert "link_propose from rule/<its id>" in steps and "type concerns" in steps
 
 
 @pytest.mark.parametrize(

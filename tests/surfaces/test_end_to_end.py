@@ -113,4 +113,4 @@ def test_mcp_with_a_bad_token_refuses_to_start(home_path: Path, runtime: Runtime
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
-    assert "valid token" in done.stderr
+    assert "The token is unknown, revoked or expired." in done.stderr

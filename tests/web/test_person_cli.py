@@ -21,7 +21,8 @@ def test_person_add_prints_a_login_link_that_signs_the_person_in(
     )
     assert added.exit_code == 0, added.output
     assert "added person:ruth <ruth@example.org>" in added.output
-    link = added.output.strip().splitlines()[-1].split(": ", 1)[1]
+    link = added.stdout.strip().splitlines()[-1].split(": ", 1)[1]
+    assert "serve has not run on this home yet" in added.stderr
     path = link.removeprefix("http://127.0.0.1:8765")
     assert web.get(path).status_code == 200
     assert "ruth@example.org" in web.get("/approval").text

@@ -16,6 +16,7 @@ from groundnote.auth.persons import (
     person_principal,
 )
 from groundnote.auth.principal import CHANNELS, LOCAL_OPERATOR, Principal, Right, parse_right
+from groundnote.auth.scopes import close_scopes, refuse_scope
 from groundnote.auth.sessions import (
     PersonSession,
     csrf_matches,
@@ -24,7 +25,13 @@ from groundnote.auth.sessions import (
     redeem_login_link,
     session_of,
 )
-from groundnote.auth.tokens import API_AUDIENCE, APPROVAL_AUDIENCE, authenticate, person_from_jwt
+from groundnote.auth.tokens import (
+    API_AUDIENCE,
+    APPROVAL_AUDIENCE,
+    authenticate,
+    person_from_jwt,
+    presented_principal,
+)
 
 __all__ = [
     "API_AUDIENCE",
@@ -38,6 +45,7 @@ __all__ = [
     "Right",
     "add_person",
     "authenticate",
+    "close_scopes",
     "create_grant",
     "csrf_matches",
     "end_session",
@@ -50,7 +58,9 @@ __all__ = [
     "parse_scope_rights",
     "person_from_jwt",
     "person_principal",
+    "presented_principal",
     "redeem_login_link",
+    "refuse_scope",
     "revoke_grant",
     "session_of",
 ]

@@ -9,9 +9,16 @@ import jwt
 from groundnote.auth.grants import find_by_token
 from groundnote.auth.principal import CHANNELS, Principal, Right, parse_right
 from groundnote.config import AuthConfig
+from groundnote.domain.errors import token_refused
 from groundnote.store.database import Database
 
-__all__ = ["API_AUDIENCE", "APPROVAL_AUDIENCE", "authenticate", "person_from_jwt"]
+__all__ = [
+    "API_AUDIENCE",
+    "APPROVAL_AUDIENCE",
+    "authenticate",
+    "person_from_jwt",
+    "presented_principal",
+]
 
 API_AUDIENCE = "groundnote-api"
 APPROVAL_AUDIENCE = "groundnote-approval"
@@ -69,6 +76,19 @@ def authenticate(
     if token.count(".") == 2:
         return _from_jwt(token, config)
     return find_by_token(instance, token, now)
+
+
+def presented_principal(
+    instance: Database, token: str | None, config: AuthConfig, now: str
+) -> Principal | None:
+    """None when no token is sent (anonymous); the grant behind a token; and for a token no
+    live grant has, the refusal that says so (auth-required: unknown, revoked or expired)."""
+    if not token:
+        return None
+    principal = authenticate(instance, token, config, now)
+    if principal is None:
+        raise token_refused()
+    return principal
 
 
 def person_from_jwt(token: str | None, config: AuthConfig) -> Principal | None:

@@ -20,7 +20,7 @@ from groundnote.store.oplog import OpLogEntry, write_entry
 if TYPE_CHECKING:
     from groundnote.capabilities.declaration import Capability
 
-__all__ = ["Context", "Services", "reachable"]
+__all__ = ["Context", "Services", "public_url", "reachable"]
 
 T = TypeVar("T")
 
@@ -37,6 +37,13 @@ class Services:
         if not isinstance(found, kind):
             raise LookupError(f"this runtime was composed without a {kind.__name__}")
         return found
+
+
+def public_url(config: Config) -> str:
+    """Where this instance is reached, for the links answers carry."""
+    if config.public_url:
+        return config.public_url.rstrip("/")
+    return f"http://{config.server.host}:{config.server.port}"
 
 
 def reachable(home: Home, principal: Principal | None, right: Right) -> tuple[str, ...]:
@@ -125,6 +132,4 @@ class Context:
                 write_entry(conn, self.log, operation=self.logged_as, **self._log_fields())
 
     def public_url(self) -> str:
-        if self.config.public_url:
-            return self.config.public_url.rstrip("/")
-        return f"http://{self.config.server.host}:{self.config.server.port}"
+        return public_url(self.config)

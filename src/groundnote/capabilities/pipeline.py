@@ -16,14 +16,17 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from groundnote.auth.principal import Principal
-from groundnote.capabilities.context import reachable
+from groundnote.auth.scopes import refuse_scope
+from groundnote.capabilities.context import public_url, reachable
 from groundnote.capabilities.declaration import Capability, Tenancy
 from groundnote.config import Config
 from groundnote.domain.errors import (
     AuthRequired,
     ChannelNotAllowed,
     RightMissing,
+    ScopeNotAllowed,
     ValidationFailed,
+    decisions_belong_to_people,
     scope_refusal,
 )
 from groundnote.domain.ids import scope_of
@@ -74,6 +77,9 @@ def authenticate(call: Call) -> None:
 
 def check_channel(call: Call) -> None:
     cap, principal = call.cap, call.principal
+    if call.channel == "approval" and principal is not None and not principal.is_person:
+        # A grant's token on an approval route: say where the decision is made, and by whom.
+        raise decisions_belong_to_people(cap.name, public_url(call.config) + "/approval")
     refused = call.channel not in cap.channels or (
         principal is not None and call.channel not in principal.channels
     )
@@ -116,6 +122,14 @@ def _named_scopes(tenancy: Tenancy, value: BaseModel, home: Home) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _registered(home: Home, scope: str) -> bool:
+    try:
+        home.scope_info(scope)
+    except ScopeNotAllowed:
+        return False
+    return True
+
+
 def _held_somewhere(cap: Capability[Any, Any], principal: Principal, where: str) -> None:
     """The right on some scope: what an organisation-wide or instance-wide call needs."""
     held = principal.strongest_right()
@@ -148,11 +162,14 @@ def admit_tenancy(call: Call) -> None:
     if not named:
         call.admission = _reach(call)
         return
+    if principal is None:  # only an anonymous capability gets here, and it names no scope
+        raise scope_refusal()
     for scope in named:
-        right = principal.right_on(scope) if principal else None
-        if right is None:
-            raise scope_refusal()
-        call.home.scope_info(scope)  # a missing scope gets the same refusal
+        right = principal.right_on(scope)
+        if right is None or not _registered(call.home, scope):
+            # One refusal for a foreign and a missing scope; the near names it offers are
+            # the grant's own scopes, so it tells nothing of what else exists.
+            raise refuse_scope(principal, scope, call.home.scope_names())
         if right < cap.right:
             raise RightMissing(
                 f"{cap.name} needs the {cap.right.label} right on this scope; your grant has "

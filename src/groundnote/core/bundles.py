@@ -72,6 +72,13 @@ class Entry(BaseModel):
         "deterministic", description="Of the link the entry hangs on."
     )
     proposed: bool = Field(False, description="Proposed and not yet confirmed: say so when citing.")
+    via: str | None = Field(
+        None,
+        description=(
+            "For an entity: the source ref it is reached through (that source concerns the "
+            "entity; the rule itself has no link to it). None: linked to the rule directly."
+        ),
+    )
 
 
 class Group(BaseModel):
@@ -91,6 +98,7 @@ class HeadEntity(BaseModel):
     type: str
     path: list[HeadPathItem]
     proposed: bool
+    via: str | None = Field(None, description="The source ref it is reached through, if any.")
 
 
 class HeadBase(BaseModel):
@@ -127,6 +135,10 @@ class CompactGroup(BaseModel):
     refs: list[str]
     proposed: list[str] = Field(
         default_factory=list, description="Refs of this group only proposed."
+    )
+    via: dict[str, str] = Field(
+        default_factory=dict,
+        description="Entities reached through a source, not linked to the rule: ref → source ref.",
     )
 
 
@@ -448,6 +460,7 @@ def compact(bundles: list[Bundle]) -> tuple[list[CompactBundle], dict[str, Relat
                     kind=group.kind,
                     refs=[e.ref for e in group.entries],
                     proposed=[e.ref for e in group.entries if e.proposed],
+                    via={e.ref: e.via for e in group.entries if e.via},
                 )
             )
         head = HeadBase.model_validate(bundle.head.model_dump(exclude={"entities"}))

@@ -408,8 +408,16 @@ def propose_rule(ctx: Context, value: ProposeRuleInput) -> RuleAnswer:
             auto_adopt(conn, rule_id, now)
         ctx.log.refs = [rule_ref(rule_id)]
         out = rules_by_id(conn, [rule_id], today=today, approval_base=ctx.public_url())[rule_id]
+    link = Next(
+        tool="link_propose",
+        why=(
+            f"link rule/{rule_id} to the entity it is about (type concerns, to entity/<id>); "
+            "until then search finds it by that entity only through its sources"
+        ),
+    )
     if auto:
         out_next = [
+            link,
             Next(
                 tool="search", why="it is adopted now (auto-adopted): it answers searches at once"
             ),
@@ -417,6 +425,7 @@ def propose_rule(ctx: Context, value: ProposeRuleInput) -> RuleAnswer:
         ]
     else:
         out_next = [
+            link,
             Next(tool="read_rule", why="check its state later; a person adopts it at approval_url"),
         ]
     return _with_next(out, out_next)

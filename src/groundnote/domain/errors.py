@@ -53,9 +53,11 @@ __all__ = [
     "StateChanged",
     "ValidationFailed",
     "VersionOutdated",
+    "decisions_belong_to_people",
     "error_classes",
     "from_backstop",
     "scope_refusal",
+    "token_refused",
 ]
 
 
@@ -223,15 +225,50 @@ def error_classes() -> list[type[GroundnoteError]]:
     return sorted(found, key=lambda c: c.code)
 
 
-def scope_refusal() -> ScopeNotAllowed:
+def scope_refusal(close: list[str] | None = None) -> ScopeNotAllowed:
     """The one refusal for a scope that is foreign, missing or forbidden.
 
     Its text never depends on which of the three it is, so an answer never reveals whether a
-    scope exists.
+    scope exists. `close` names scopes the caller may use whose names are near the one asked
+    for (a typo); the caller computes them from the grant's own scopes only, so they depend on
+    the name typed and the grant, never on what else exists.
     """
+    message = "This scope is not available to your grant."
+    remedy = ScopeNotAllowed.default_remedy
+    if close:
+        names = ", ".join(close)
+        message += f" Scopes of your grant with a similar name: {names}."
+        remedy = f"Did you mean {close[0]}? Call again with that scope, or see list_scopes."
     return ScopeNotAllowed(
-        "This scope is not available to your grant.",
+        message,
+        remedy=remedy,
         next=[{"tool": "list_scopes", "why": "see the scopes your grant may use"}],
+        close_scopes=close or None,
+    )
+
+
+def decisions_belong_to_people(operation: str, approval_url: str) -> ChannelNotAllowed:
+    """A grant (an agent's or an integration's token) on a route of the approval channel."""
+    return ChannelNotAllowed(
+        f"{operation} is a decision, and decisions belong to people: a person makes it on the "
+        f"approval page, {approval_url}. No grant's token can make it.",
+        remedy=(
+            f"Ask a person to decide on {approval_url} (`groundnote person link NAME` prints "
+            "their one-time login link); an agent passes on the approval_url of what it proposed."
+        ),
+        approval_url=approval_url,
+    )
+
+
+def token_refused() -> AuthRequired:
+    """A token was sent, but no live grant has it: distinct from sending none."""
+    return AuthRequired(
+        "The token is unknown, revoked or expired.",
+        remedy=(
+            "Check that the whole token was copied (it starts with gn_); `groundnote grant list` "
+            "shows whether its grant is revoked or expired, and `groundnote grant create NAME "
+            "--scope SCOPE:RIGHT` makes a new one (its token is shown once)."
+        ),
     )
 
 

@@ -10,12 +10,19 @@ today): computed, deterministic and human links always; a proposed link once a p
 confirmed it, or while its confidence reaches `graph.proposed_min_confidence` and nobody
 rejected it; a rejected link never. An entry hanging on a proposed, unconfirmed link says so
 (`origin`, `proposed`). The Python path (`entities_linked_to_rule` with `counted`) and the SQL
-path below (`_COUNTED`) state the same rule for the two shapes of question.
+path below (`_counted`) state the same rule for the two shapes of question.
+
+Departure from seed 000 §11 (DESIGN §15 P8): besides the rule's own links, an entity that a
+source of the rule's evidence (or a cited attachment) concerns or is filed under counts for
+the rule, marked `via` that source: in the entity group, head.entities, same-relation and the
+entity filter. A mail filed under a customer thus makes the rule it backs findable by that
+customer before anyone links the rule itself; the rule's own link, once made, shows instead.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from typing import Any
 
 from groundnote.config import Config
@@ -30,7 +37,12 @@ from groundnote.core import (
 )
 from groundnote.domain.errors import ReferenceUnknown, ScopeMismatch
 from groundnote.graph.entities import scope_of
-from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
+from groundnote.graph.grouped import (
+    VIA_SOURCE_TYPES,
+    LinkedEntity,
+    entities_linked_to_rule,
+    entities_via_sources,
+)
 
 __all__ = [
     "GROUP_PROVIDERS",
@@ -45,6 +57,7 @@ HEAD_ENTITIES_MAX = 10
 RULES_MAX = 10
 TITLE_MAX = 200
 _ENTITY_LINKS = "('concerns', 'belongs_to', 'mentions')"
+_VIA_LINKS = "(" + ", ".join(f"'{t}'" for t in VIA_SOURCE_TYPES) + ")"
 
 
 def _open(prefix: str) -> str:
@@ -83,15 +96,19 @@ def _end_of(day: str) -> str:
 
 
 def _linked(ctx: BundleContext) -> list[LinkedEntity]:
-    """The head's entities, read once per bundle for the entity group and head.entities."""
+    """The head's entities, read once per bundle for the entity group and head.entities:
+    those linked to the rule, then those its sources concern (DESIGN §15 P8), each once."""
     found = ctx.memo.get("graph.entities")
     if found is None:
         seen: set[str] = set()
         found = []
-        for linked in entities_linked_to_rule(
-            ctx.conn, ctx.rule.id, _min_confidence(ctx.config), _end_of(ctx.as_of)
-        ):
-            if linked.ref not in seen:  # two link types to one entity: the best one shows
+        day_end = _end_of(ctx.as_of)
+        minimum = _min_confidence(ctx.config)
+        for linked in [
+            *entities_linked_to_rule(ctx.conn, ctx.rule.id, minimum, day_end),
+            *entities_via_sources(ctx.conn, ctx.rule.id, minimum, day_end),
+        ]:
+            if linked.ref not in seen:  # two links to one entity: the best one shows
                 seen.add(linked.ref)
                 found.append(linked)
         ctx.memo["graph.entities"] = found
@@ -104,7 +121,8 @@ def _plural(n: int, one: str, many: str) -> str:
 
 
 class EntityGroup:
-    """Entities the head concerns, belongs to or mentions; titled by their path."""
+    """Entities the head concerns, belongs to or mentions, then those its sources concern or
+    are filed under (marked `via` the source); titled by their path."""
 
     kind: GroupKind = "entity"
 
@@ -119,6 +137,7 @@ class EntityGroup:
                     "excerpt": None,
                     "origin": e.origin,
                     "proposed": e.proposed,
+                    "via": e.via,
                 }
             )
             for e in _linked(ctx)
@@ -137,6 +156,7 @@ def head_entities(ctx: BundleContext, head: Head) -> Head:
             type=e.type,
             path=[HeadPathItem(ref=f"entity/{p.id}", name=p.name, type=p.type) for p in e.path],
             proposed=e.proposed,
+            via=e.via,
         )
         for e in _linked(ctx)[:HEAD_ENTITIES_MAX]
     ]
@@ -147,26 +167,59 @@ _RULE_COLUMNS = (
     "r.id, r.statement, r.valid_from, st.status, l.origin, l.confidence, "
     f"l.valid_from AS linked_from, {_PROPOSED} AS link_proposed"
 )
+_TO_TARGETS = (
+    "l.to_ref IN (SELECT 'entity/' || c.ancestor_id FROM entity_closure c "
+    "JOIN entity_current k ON k.id = c.ancestor_id "
+    "WHERE c.descendant_id IN ({marks}) AND k.status <> 'archived')"
+)
+
+
+def _via_source(prefix: str, targets: str) -> str:
+    """SQL for the rule ids whose evidence source, or a cited attachment, has a counted link
+    (concerns, belongs_to) open on the day to one of `targets` (DESIGN §15 P8)."""
+    common = f"l.type IN {_VIA_LINKS} AND l.to_ref IN ({targets}) AND {_open(prefix)} AND {_counted(prefix)}"
+    return (
+        "SELECT e.rule_id FROM link l JOIN rule_evidence e ON e.source_id = substr(l.from_ref, 8) "
+        f"WHERE substr(l.from_ref, 1, 7) = 'source/' AND {common} "
+        "UNION SELECT e.rule_id FROM link l JOIN rule_evidence e "
+        "ON l.from_ref = 'attachment/' || e.source_id || '#' || e.n "
+        f"WHERE substr(l.from_ref, 1, 11) = 'attachment/' AND {common}"
+    )
+
+
+@dataclass(frozen=True)
+class _RuleQuery:
+    """One way rules reach a group: the joins from the link `l` to the rule `r`, the
+    condition on `l`, and what the entry is reached through (SQL; NULL: a link of its own)."""
+
+    joins: str
+    where: str
+    via: str = "NULL"
 
 
 def _rule_entries(
-    ctx: BundleContext, joins: str, where: str, params: dict[str, Any]
+    ctx: BundleContext, queries: list[_RuleQuery], params: dict[str, Any]
 ) -> list[Entry]:
-    """Rules passing the head filter, each once, by the best link it hangs on: not proposed
-    first, then confidence, then the link's date (newest first)."""
-    rows = ctx.conn.execute(
-        f"SELECT {_RULE_COLUMNS} FROM link l {joins} JOIN rule_state st ON st.id = r.id "
-        f"WHERE {where} AND r.id <> :head AND {_open('')} AND {_counted('')} AND {ctx.head_sql}",
-        {
-            "head": ctx.rule.id,
-            "day": ctx.as_of,
-            "min_confidence": _min_confidence(ctx.config),
-            **params,
-        },
-    ).fetchall()
+    """Rules passing the head filter, each once, by the best link it hangs on: its own link
+    before one through a source, not proposed first, then confidence, then the link's date
+    (newest first)."""
+    rows: list[sqlite3.Row] = []
+    for query in queries:
+        rows += ctx.conn.execute(
+            f"SELECT {_RULE_COLUMNS}, {query.via} AS via FROM link l {query.joins} "
+            f"JOIN rule_state st ON st.id = r.id WHERE {query.where} AND r.id <> :head "
+            f"AND {_open('')} AND {_counted('')} AND {ctx.head_sql}",
+            {
+                "head": ctx.rule.id,
+                "day": ctx.as_of,
+                "min_confidence": _min_confidence(ctx.config),
+                **params,
+            },
+        ).fetchall()
     rows.sort(key=lambda r: r["linked_from"], reverse=True)
     rows.sort(
         key=lambda r: (
+            r["via"] is not None,
             bool(r["link_proposed"]),
             -(r["confidence"] if r["confidence"] is not None else 1.0),
         )
@@ -189,6 +242,7 @@ def _rule_entries(
                 "status": row["status"],
                 "origin": row["origin"],
                 "proposed": bool(row["link_proposed"]) or row["status"] == "proposed",
+                "via": row["via"],
             }
         )
     return list(entries.values())[:RULES_MAX]
@@ -200,13 +254,12 @@ class ContradictsGroup:
     kind: GroupKind = "contradicts"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        return _rule_entries(
-            ctx,
+        query = _RuleQuery(
             "JOIN rule r ON r.id = substr(CASE WHEN l.from_ref = :ref THEN l.to_ref "
             "ELSE l.from_ref END, 6)",
             "l.type = 'contradicts' AND (l.from_ref = :ref OR l.to_ref = :ref)",
-            {"ref": f"rule/{ctx.rule.id}"},
         )
+        return _rule_entries(ctx, [query], {"ref": f"rule/{ctx.rule.id}"})
 
     def line_part(self, entries: list[Entry]) -> str:
         return _plural(len(entries), "contradicting rule", "contradicting rules")
@@ -214,7 +267,8 @@ class ContradictsGroup:
 
 class SameRelationGroup:
     """Other rules with a counted link to one of the head's entities or an entity above it
-    (G8, through entity_closure). It adds no part to `line`: seed 000 §11 names none."""
+    (G8, through entity_closure), or whose sources have one (marked `via` the source). It
+    adds no part to `line`: seed 000 §11 names none."""
 
     kind: GroupKind = "same-relation"
 
@@ -222,14 +276,26 @@ class SameRelationGroup:
         entities = [e.id for e in _linked(ctx)]
         if not entities:
             return []
-        marks = ",".join(f":e{i}" for i in range(len(entities)))
+        targets = _TO_TARGETS.format(marks=",".join(f":e{i}" for i in range(len(entities))))
+        own = _RuleQuery(
+            "JOIN rule r ON r.id = substr(l.from_ref, 6)",
+            f"l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' AND {targets}",
+        )
+        through_source = _RuleQuery(
+            "JOIN rule_evidence e ON e.source_id = substr(l.from_ref, 8) "
+            "JOIN rule r ON r.id = e.rule_id",
+            f"l.type IN {_VIA_LINKS} AND substr(l.from_ref, 1, 7) = 'source/' AND {targets}",
+            via="l.from_ref",
+        )
+        through_attachment = _RuleQuery(
+            "JOIN rule_evidence e ON l.from_ref = 'attachment/' || e.source_id || '#' || e.n "
+            "JOIN rule r ON r.id = e.rule_id",
+            f"l.type IN {_VIA_LINKS} AND substr(l.from_ref, 1, 11) = 'attachment/' AND {targets}",
+            via="l.from_ref",
+        )
         return _rule_entries(
             ctx,
-            "JOIN rule r ON r.id = substr(l.from_ref, 6)",
-            f"l.type IN {_ENTITY_LINKS} AND l.from_ref GLOB 'rule/*' AND l.to_ref IN "
-            "(SELECT 'entity/' || c.ancestor_id FROM entity_closure c "
-            "JOIN entity_current k ON k.id = c.ancestor_id "
-            f"WHERE c.descendant_id IN ({marks}) AND k.status <> 'archived')",
+            [own, through_source, through_attachment],
             {f"e{i}": e for i, e in enumerate(entities)},
         )
 
@@ -244,7 +310,7 @@ def entity_filter(
     conn: sqlite3.Connection, config: Config, scope: str, entity_id: str, day: str
 ) -> HeadRestriction:
     """Search's `entity` input (G8): rules with a counted link, open on the day, to the entity
-    or any entity above it. Unknown and foreign ids are refused as the graph's reads refuse them.
+    or any entity above it, or whose evidence sources have one (DESIGN §15 P8). Unknown and foreign ids are refused as the graph's reads refuse them.
     """
     if scope_of(entity_id) != scope:
         raise ScopeMismatch(
@@ -257,13 +323,16 @@ def entity_filter(
             remedy="Find the entity with entity_resolve and filter by its id.",
             next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
         )
+    ancestors = (
+        "SELECT 'entity/' || c.ancestor_id FROM entity_closure c WHERE c.descendant_id = :entity_id"
+    )
     return HeadRestriction(
         sql=(
-            "SELECT substr(l.from_ref, 6) FROM link l WHERE l.to_ref IN "
-            "(SELECT 'entity/' || c.ancestor_id FROM entity_closure c "
-            "WHERE c.descendant_id = :entity_id) "
-            f"AND l.type IN {_ENTITY_LINKS} AND l.from_ref GLOB 'rule/*' "
-            f"AND {_open('entity_')} AND {_counted('entity_')}"
+            "SELECT substr(l.from_ref, 6) FROM link l WHERE "
+            f"l.to_ref IN ({ancestors}) "
+            f"AND l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' "
+            f"AND {_open('entity_')} AND {_counted('entity_')} "
+            f"UNION {_via_source('entity_', ancestors)}"
         ),
         params={
             "entity_id": entity_id,

@@ -13,10 +13,20 @@ from groundnote.graph.links import computed_links, counted, kind_of, stored_link
 from groundnote.graph.models import Entry, Group, LinkOut
 from groundnote.graph.queries import PAGE_SIZE, descendant_ids, path_items
 
-__all__ = ["GROUP_ORDER", "LinkedEntity", "entities_linked_to_rule", "entity_groups"]
+__all__ = [
+    "GROUP_ORDER",
+    "VIA_SOURCE_TYPES",
+    "LinkedEntity",
+    "entities_linked_to_rule",
+    "entities_via_sources",
+    "entity_groups",
+]
 
 GROUP_ORDER = ("rule", "source", "thread", "attachment", "entity")
 _HEAD_TYPES = ("concerns", "belongs_to", "mentions")
+# A mail that concerns an entity, or is filed under it, makes the rules it backs about that
+# entity too; one that names it only in passing (mentions) does not (DESIGN §15 P8).
+VIA_SOURCE_TYPES = ("concerns", "belongs_to")
 
 
 def _open(link: LinkOut, now: str) -> bool:
@@ -129,6 +139,39 @@ class LinkedEntity:
     proposed: bool
     confidence: float | None
     valid_from: str
+    via: str | None = None  # the evidence ref the entity is reached through; None: direct
+
+
+def _linked_entity(
+    conn: sqlite3.Connection, link: LinkOut, other: str, via: str | None
+) -> LinkedEntity | None:
+    """The entity at the other end of a counted link, or None when it is gone or archived."""
+    entity_id = other.removeprefix("entity/")
+    row = conn.execute(
+        "SELECT name, type, status FROM entity_current WHERE id = ?", (entity_id,)
+    ).fetchone()
+    if row is None or row["status"] == "archived":
+        return None
+    return LinkedEntity(
+        ref=other,
+        id=entity_id,
+        name=row["name"],
+        type=row["type"],
+        path=path_items(conn, entity_id),
+        link_type=link.type,
+        origin=link.origin,
+        proposed=link.origin == "proposed" and link.status != "confirmed",
+        confidence=link.confidence,
+        valid_from=link.valid_from,
+        via=via,
+    )
+
+
+def _head_order(found: list[LinkedEntity]) -> list[LinkedEntity]:
+    """Not proposed first, then confidence, then date (newest first)."""
+    found.sort(key=lambda e: e.valid_from, reverse=True)
+    found.sort(key=lambda e: (e.proposed, -(e.confidence if e.confidence is not None else 1.0)))
+    return found
 
 
 def entities_linked_to_rule(
@@ -148,26 +191,52 @@ def entities_linked_to_rule(
             or not (_open(link, now) and counted(link, min_confidence))
         ):
             continue
-        entity_id = other.removeprefix("entity/")
-        row = conn.execute(
-            "SELECT name, type, status FROM entity_current WHERE id = ?", (entity_id,)
-        ).fetchone()
-        if row is None or row["status"] == "archived":
+        linked = _linked_entity(conn, link, other, None)
+        if linked is not None:
+            out.append(linked)
+    return _head_order(out)
+
+
+def _evidence_refs(conn: sqlite3.Connection, rule_id: str) -> list[str]:
+    """The refs a rule's evidence reaches: each cited source, and each cited attachment."""
+    refs: list[str] = []
+    for row in conn.execute(
+        "SELECT e.source_id, e.n FROM rule_evidence e JOIN source s ON s.id = e.source_id "
+        "WHERE e.rule_id = ? ORDER BY s.day, s.seq, e.n",
+        (rule_id,),
+    ):
+        source = f"source/{row['source_id']}"
+        if source not in refs:
+            refs.append(source)
+        if row["n"] is not None:
+            refs.append(f"attachment/{row['source_id']}#{row['n']}")
+    return refs
+
+
+def entities_via_sources(
+    conn: sqlite3.Connection, rule_id: str, min_confidence: float | None, now: str
+) -> list[LinkedEntity]:
+    """Entities that a source (or attachment) of the rule's evidence concerns or is filed
+    under, counted per G5, not archived; each marked `via` the evidence ref it hangs on.
+    Ordered like `entities_linked_to_rule`; an entity reached through two sources shows once.
+    """
+    out: list[LinkedEntity] = []
+    seen: set[str] = set()
+    evidence = _evidence_refs(conn, rule_id)
+    for link in stored_links(conn, evidence):
+        if (
+            link.from_ref not in evidence
+            or link.type not in VIA_SOURCE_TYPES
+            or not link.to_ref.startswith("entity/")
+            or not (_open(link, now) and counted(link, min_confidence))
+        ):
             continue
-        out.append(
-            LinkedEntity(
-                ref=other,
-                id=entity_id,
-                name=row["name"],
-                type=row["type"],
-                path=path_items(conn, entity_id),
-                link_type=link.type,
-                origin=link.origin,
-                proposed=link.origin == "proposed" and link.status != "confirmed",
-                confidence=link.confidence,
-                valid_from=link.valid_from,
-            )
-        )
-    out.sort(key=lambda e: e.valid_from, reverse=True)
-    out.sort(key=lambda e: (e.proposed, -(e.confidence if e.confidence is not None else 1.0)))
-    return out
+        linked = _linked_entity(conn, link, link.to_ref, link.from_ref)
+        if linked is not None:
+            out.append(linked)
+    ordered = []
+    for linked in _head_order(out):
+        if linked.ref not in seen:
+            seen.add(linked.ref)
+            ordered.append(linked)
+    return ordered

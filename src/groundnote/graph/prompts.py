@@ -165,7 +165,11 @@ PROMPTS: list[Prompt] = [
             "and a reason naming the evidence.\n"
             "4. Several close candidates: show their paths and ask the person. Nothing found: "
             "ask whether to create an entity (prompt create_level).\n"
-            "5. Tell the person what you filed where; proposed links wait for a person."
+            "5. When you propose a rule from this mail (propose_rule, citing source/<the "
+            "source id>), also call link_propose from rule/<its id> to the same entity/<id> "
+            "with type concerns: search then finds the rule by that entity directly, not only "
+            "through the mail.\n"
+            "6. Tell the person what you filed where; proposed links wait for a person."
         ),
     ),
     _prompt(

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from groundnote.auth import (
+    LOCAL_OPERATOR,
     add_person,
+    close_scopes,
     create_grant,
     issue_login_link,
     list_grants,
@@ -20,13 +21,16 @@ from groundnote.auth import (
 )
 from groundnote.capabilities.docs import write_docs
 from groundnote.config import Config
-from groundnote.domain.errors import GroundnoteError
+from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
-from groundnote.surfaces.cli.session import CliSession
+from groundnote.surfaces.cli.output import print_result
+from groundnote.surfaces.cli.served import read_served
+from groundnote.surfaces.cli.session import CliSession, is_home
 from groundnote.surfaces.http.approval import approval_registry
 
 __all__ = [
+    "LOCAL_PERSON",
     "approval_login_link",
     "check_command",
     "docs_command",
@@ -67,12 +71,16 @@ def scope_group() -> None:
 )
 @click.pass_obj
 def scope_create(session: CliSession, name: str, approval: str, repo: Path | None) -> None:
+    session.creates_home = True  # the other way, besides serve, to make a home on purpose
+    new_home = not is_home(session.home)
     try:
         info = session.runtime.home.create_scope(
             name, approval_mode=approval, repo=str(repo.resolve()) if repo else None
         )
     except GroundnoteError as exc:
         _fail(exc)
+    if new_home:
+        click.echo(f"created the home {session.home.resolve()}")
     click.echo(f"created scope {info.name} (approval: {info.approval_mode})")
 
 
@@ -80,11 +88,18 @@ def scope_create(session: CliSession, name: str, approval: str, repo: Path | Non
 @click.pass_obj
 def scope_list(session: CliSession) -> None:
     home = session.runtime.home
-    table = Table("scope", "approval", "repo", "created")
+    rows = []
     for name in home.scope_names():
         info = home.scope_info(name)
-        table.add_row(info.name, info.approval_mode, info.repo or "", info.created_at)
-    Console().print(table)
+        rows.append(
+            {
+                "scope": info.name,
+                "approval": info.approval_mode,
+                "repo": info.repo,
+                "created": info.created_at,
+            }
+        )
+    print_result({"scopes": rows}, "table", Console())
 
 
 @click.group("grant", help="Grants: tokens with channels and per-scope rights.")
@@ -106,6 +121,11 @@ def grant_group() -> None:
 @click.option("--org", default="local", show_default=True)
 @click.option("--expires", help="Expiry instant, e.g. 2027-01-01T00:00:00.000Z.")
 @click.option(
+    "--allow-missing-scopes",
+    is_flag=True,
+    help="Grant rights on scopes that do not exist yet (default: refused, as a typo).",
+)
+@click.option(
     "--output", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
 @click.pass_obj
@@ -116,14 +136,18 @@ def grant_create(
     channels: str,
     org: str,
     expires: str | None,
+    allow_missing_scopes: bool,
     fmt: str,
 ) -> None:
     runtime = session.runtime
     try:
+        rights = parse_scope_rights(scopes)
+        if not allow_missing_scopes:
+            _refuse_missing_scopes(list(rights), runtime.home.scope_names())
         info, token = create_grant(
             runtime.home.instance,
             name,
-            rights=parse_scope_rights(scopes),
+            rights=rights,
             channels=[c.strip() for c in channels.split(",") if c.strip()],
             org=org,
             now=runtime.home.clock.instant(),
@@ -148,16 +172,39 @@ def grant_create(
     click.echo(f"token (shown once, only its hash is kept): {token}")
 
 
+def _refuse_missing_scopes(named: list[str], known: list[str]) -> None:
+    missing = [s for s in named if s != "*" and s not in known]
+    if not missing:
+        return
+    close = {m: close_scopes(LOCAL_OPERATOR, m, known) for m in missing}
+    hints = "; ".join(f"{m}: did you mean {', '.join(c)}?" for m, c in close.items() if c)
+    raise ValidationFailed(
+        f"No scope named {', '.join(missing)} exists in this home"
+        + (f" ({hints})" if hints else "")
+        + ".",
+        remedy=(
+            "Correct the name (`groundnote scope list` shows the scopes), create the scope "
+            "first with `groundnote scope create NAME`, or pass --allow-missing-scopes to "
+            "grant rights on a scope you will create later."
+        ),
+    )
+
+
 @grant_group.command("list")
 @click.pass_obj
 def grant_list(session: CliSession) -> None:
-    table = Table("grant", "org", "channels", "rights", "expires", "revoked")
-    for g in list_grants(session.runtime.home.instance):
-        rights = ",".join(f"{s}:{r}" for s, r in g.rights.items())
-        table.add_row(
-            g.id, g.org, ",".join(g.channels), rights, g.expires_at or "", g.revoked_at or ""
-        )
-    Console().print(table)
+    rows = [
+        {
+            "grant": g.id,
+            "rights": ",".join(f"{s}:{r}" for s, r in g.rights.items()),
+            "channels": ",".join(g.channels),
+            "org": g.org,
+            "expires": g.expires_at,
+            "revoked": g.revoked_at,
+        }
+        for g in list_grants(session.runtime.home.instance)
+    ]
+    print_result({"grants": rows}, "table", Console())
 
 
 @grant_group.command("revoke")
@@ -175,6 +222,25 @@ def grant_revoke(session: CliSession, name: str) -> None:
 def _base_url(runtime: Runtime) -> str:
     server = runtime.config.server
     return (runtime.config.public_url or f"http://{server.host}:{server.port}").rstrip("/")
+
+
+def _say_whether_serve_runs(session: CliSession) -> None:
+    """A login link works only while serve runs at its address: say when it does not."""
+    if session.runtime.config.public_url:
+        return
+    served = read_served(session.home)
+    if served is None:
+        click.echo(
+            "note: serve has not run on this home yet; the link works once "
+            "`groundnote serve` runs at that address.",
+            err=True,
+        )
+    elif not served.running():
+        click.echo(
+            f"note: serve is not running now (it last ran at {served.url}); the link "
+            "works once `groundnote serve` runs there again.",
+            err=True,
+        )
 
 
 def login_url(runtime: Runtime, name: str, base: str | None = None) -> str:
@@ -216,15 +282,17 @@ def person_add(session: CliSession, name: str, email: str, org: str) -> None:
         _fail(exc)
     click.echo(f"added {info.id} <{info.email}>")
     click.echo(f"one-time login link (24 h): {link}")
+    _say_whether_serve_runs(session)
 
 
 @person_group.command("list")
 @click.pass_obj
 def person_list(session: CliSession) -> None:
-    table = Table("person", "email", "org", "created")
-    for p in list_persons(session.runtime.home.instance):
-        table.add_row(p.id, p.email, p.org, p.created_at)
-    Console().print(table)
+    rows = [
+        {"person": p.id, "email": p.email, "org": p.org, "created": p.created_at}
+        for p in list_persons(session.runtime.home.instance)
+    ]
+    print_result({"persons": rows}, "table", Console())
 
 
 @person_group.command("link", help="Print a new one-time login link for a person.")
@@ -236,6 +304,7 @@ def person_link(session: CliSession, name: str) -> None:
     except GroundnoteError as exc:
         _fail(exc)
     click.echo(link)
+    _say_whether_serve_runs(session)
 
 
 @click.command(

@@ -29,20 +29,28 @@ __all__ = ["add_capability_commands"]
 _SCALARS = (str, int, float)
 
 
+def _bare(annotation: Any) -> Any:
+    """The type under `Annotated[…]` wrappers (constraints, `SkipJsonSchema`)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
 def _kind(annotation: Any) -> str:
-    """`flag`, `scalar`, `list` or `json` for how the option takes its value."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    """`flag`, `scalar`, `list` or `json` for how the option takes its value: a plain string,
+    number or choice is taken as typed; only objects and lists of objects are JSON text."""
+    annotation = _bare(annotation)
     origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        kinds = {_kind(a) for a in typing.get_args(annotation) if _bare(a) is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else "json"
     if annotation is bool:
         return "flag"
-    if origin is typing.Annotated:
-        return _kind(args[0])
-    if origin in (typing.Union, types.UnionType) and len(args) == 1:
-        return _kind(args[0])
     if origin is typing.Literal or (
         isinstance(annotation, type) and issubclass(annotation, enum.Enum)
     ):
         return "scalar"
+    args = typing.get_args(annotation)
     if origin in (list, set, tuple) and args and _kind(args[0]) == "scalar":
         return "list"
     if annotation in _SCALARS:
@@ -114,7 +122,7 @@ def _command(cap: Capability[Any, Any], name: str) -> click.Command:
 
     @click.pass_obj
     def run(session: CliSession, /, fmt: str, **given: Any) -> None:
-        out = Console(soft_wrap=True)
+        out = Console()  # tables wrap to the terminal; JSON is printed unwrapped
         try:
             raw = _collect(cap, given)
             result = session.invoke(cap, raw)

@@ -39,10 +39,19 @@ class _BearerGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        principal = self.runtime.authenticate(bearer_token(headers))
-        if principal is None:
-            response = error_response(AuthRequired("The MCP endpoint needs a bearer token."))
-            await response(scope, receive, send)
+        try:
+            principal = self.runtime.presented(bearer_token(headers))
+            if principal is None:
+                raise AuthRequired(
+                    "The MCP endpoint needs a bearer token.",
+                    remedy=(
+                        "Send `Authorization: Bearer <token>`: the token `groundnote serve` "
+                        "printed in the client configuration, or one from `groundnote grant "
+                        "create NAME --scope SCOPE:propose --channel mcp`."
+                    ),
+                )
+        except AuthRequired as exc:
+            await error_response(exc)(scope, receive, send)
             return
         # The SDK hands each tool call this request's scope; the call reads its caller there.
         scope[PRINCIPAL_KEY] = principal
@@ -61,7 +70,7 @@ def _transport_security(runtime: Runtime) -> TransportSecuritySettings:
 
 def create_app(runtime: Runtime) -> FastAPI:
     def principal_of_request(request: Request) -> Principal | None:
-        return runtime.authenticate(bearer_token(request.headers))
+        return runtime.presented(bearer_token(request.headers))
 
     def principal_of_mcp(ctx: ServerRequestContext[Any, Any]) -> Principal | None:
         scope = getattr(ctx.request, "scope", None) or {}

@@ -44,7 +44,9 @@ def add_approval_routes(app: FastAPI, runtime: Runtime, sink: SchemaSink) -> Non
             ):
                 return session.principal
             return None
-        return runtime.authenticate(token)  # a grant: refused by the channel check
+        # A grant: refused by the channel check, which names the approval page; a token no
+        # live grant has is refused as such.
+        return runtime.presented(token)
 
     add_capability_routes(
         app, runtime, registry, channel="approval", authenticate=person_of, sink=sink
