@@ -40,14 +40,15 @@ def test_agent_scenario(runtime: Runtime, call: Call) -> None:
         name="Projekt Polarstern",
         parent_id=sales,
     )["entity"]
-    # a similar name is refused with candidates and paths, force with reason succeeds
+    # a similar name under the same parent is refused with candidates and paths; under
+    # another parent it is created and the answer shows the candidate
     status, body = refused(
         call,
         "graph.entity_create",
         scope="sales",
         type="project",
         name="Projekt Polarsten",
-        parent_id=org,
+        parent_id=sales,
     )
     assert (status, body["error"]) == (409, "duplicate-candidate")
     assert body["candidates"][0]["path"] == ["Nordlicht GmbH", "Vertrieb", "Projekt Polarstern"]
@@ -57,10 +58,10 @@ def test_agent_scenario(runtime: Runtime, call: Call) -> None:
         type="project",
         name="Projekt Polarsten",
         parent_id=org,
-        force=True,
-        reason="the person says it is the 2027 follow-up",
     )
     assert second["created"]
+    assert [c["id"] for c in second["similar"]] == [project["id"]]
+    assert second["next"][-1]["tool"] == "entity_path"
     # move shows old and new path
     moved = call("graph.entity_move", scope="sales", id=second["entity"]["id"], parent_id=sales)
     assert [p["name"] for p in moved["old_path"]] == ["Nordlicht GmbH", "Projekt Polarsten"]

@@ -137,7 +137,12 @@ def test_duplicates(call: Call, org: str) -> None:
     assert body["candidates"][0]["path"] == ["Nordlicht AG", "Vertrieb Nord"]
     assert body["next"][0]["tool"] == "entity_path"
     status, body = refusal(
-        call, "graph.entity_create", scope="sales", type="department", name="Vetrieb Nord"
+        call,
+        "graph.entity_create",
+        scope="sales",
+        type="department",
+        name="Vetrieb Nord",
+        parent_id=org,
     )
     assert (status, body["error"]) == (409, "duplicate-candidate")
     assert body["candidates"][0]["match"] == "typo"
@@ -147,6 +152,7 @@ def test_duplicates(call: Call, org: str) -> None:
         scope="sales",
         type="department",
         name="Vetrieb Nord",
+        parent_id=org,
         force=True,
     )
     assert (status, body["error"]) == (400, "reason-missing")
@@ -155,10 +161,11 @@ def test_duplicates(call: Call, org: str) -> None:
         scope="sales",
         type="department",
         name="Vetrieb Nord",
+        parent_id=org,
         force=True,
         reason="the person says it is the old spelling of another unit",
     )
-    assert out["created"]
+    assert out["created"] and out["similar"] == []
     # another type is no duplicate
     assert call(
         "graph.entity_create", scope="sales", type="project", name="Vertrieb Nord", parent_id=org

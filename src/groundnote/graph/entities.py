@@ -27,9 +27,10 @@ from groundnote.domain.errors import (
 )
 from groundnote.domain.ids import format_seq_id
 from groundnote.graph import closure, fts
+from groundnote.graph.duplicates import similar_entities
 from groundnote.graph.normalize import normalize
 from groundnote.graph.queries import current, level, path_items, subtree_depth
-from groundnote.graph.resolve import DUPLICATE_SCORE, Match, resolve_key
+from groundnote.graph.resolve import Match
 from groundnote.graph.trigram import TrigramIndex
 
 __all__ = ["Author", "Written", "create_entity", "move_entity", "scope_of", "update_entity"]
@@ -60,6 +61,7 @@ class Written:
     id: str
     changed: bool
     overridden: list[dict[str, Any]] = field(default_factory=list)
+    similar: list[dict[str, Any]] = field(default_factory=list)  # elsewhere, shown only
     old_path: list[dict[str, str]] = field(default_factory=list)
     subtree_size: int = 1
 
@@ -189,16 +191,11 @@ def _similar(
     type: str,
     texts: list[str],
     exclude: str | None,
-) -> list[dict[str, Any]]:
-    best: dict[str, Match] = {}
-    for text in texts:
-        for match in resolve_key(
-            conn, index, normalize(text), type=type, exclude=exclude, min_score=DUPLICATE_SCORE
-        ):
-            if match.id not in best or best[match.id].score < match.score:
-                best[match.id] = match
-    ranked = sorted(best.values(), key=lambda m: (-m.score, m.level, m.id))
-    return [candidate(m) for m in ranked[:5]]
+    parent_id: str | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(refusing, shown) by the rule of graph/duplicates.py: same parent or equal names."""
+    found = similar_entities(conn, index, type, texts, exclude, parent_id)
+    return [candidate(m) for m in found.refusing], [candidate(m) for m in found.elsewhere]
 
 
 def _refuse_similar(found: list[dict[str, Any]], force: bool, reason: str | None) -> None:
@@ -206,7 +203,8 @@ def _refuse_similar(found: list[dict[str, Any]], force: bool, reason: str | None
         return
     if not force:
         raise DuplicateCandidate(
-            f"Similar entities exist: {', '.join(c['id'] for c in found)}.",
+            "Similar entities exist under the same parent or with an equal name: "
+            f"{', '.join(c['id'] for c in found)}.",
             candidates=found,
             next=_duplicate_next(found),
         )
@@ -263,7 +261,11 @@ def create_entity(
     _refuse_literal(
         _literal_duplicates(conn, parent_id, type, name, None, index), "under this parent"
     )
-    overridden = _similar(conn, index, type, [name, *aliases], None) if similar_check else []
+    overridden, similar = (
+        _similar(conn, index, type, [name, *aliases], None, parent_id)
+        if similar_check
+        else ([], [])
+    )
     _refuse_similar(overridden, force, reason)
     seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)
@@ -291,7 +293,13 @@ def create_entity(
     )
     closure.on_create(conn, entity_id, parent_id)
     fts.put_text(conn, seq, name, _unique(aliases))
-    return Written(seq=seq, id=entity_id, changed=True, overridden=overridden if force else [])
+    return Written(
+        seq=seq,
+        id=entity_id,
+        changed=True,
+        overridden=overridden if force else [],
+        similar=similar,
+    )
 
 
 def move_entity(
@@ -390,7 +398,11 @@ def update_entity(
             "under the same parent",
         )
     texts = ([new_name] if new_name != row["name"] else []) + added
-    overridden = _similar(conn, index, row["type"], texts, entity_id) if texts else []
+    overridden, similar = (
+        _similar(conn, index, row["type"], texts, entity_id, row["parent_id"])
+        if texts
+        else ([], [])
+    )
     _refuse_similar(overridden, force, reason)
     _next_version(
         conn,
@@ -404,7 +416,9 @@ def update_entity(
         (reason or "").strip() or f"updated via {author.channel}",
     )
     fts.put_text(conn, row["seq"], new_name, new_aliases)
-    return Written(row["seq"], entity_id, True, overridden=overridden if force else [])
+    return Written(
+        row["seq"], entity_id, True, overridden=overridden if force else [], similar=similar
+    )
 
 
 def _next_version(

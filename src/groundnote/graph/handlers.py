@@ -103,6 +103,19 @@ def _after_write(entity: EntityOut) -> list[Next]:
     return steps
 
 
+def _check_similar(similar: list[dict[str, object]]) -> list[Next]:
+    if not similar:
+        return []
+    first = similar[0]
+    return [
+        Next(
+            tool="entity_path",
+            why=f"{first['id']} ({first['name']}) elsewhere has a similar name: ask whether it "
+            "is the same",
+        )
+    ]
+
+
 # -- resolve -----------------------------------------------------------------------------------
 
 
@@ -111,7 +124,7 @@ def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
     ctx.log.terms = [key]
     db = ctx.scope_db(value.scope)
     with db.read() as conn:
-        found = resolve_key(conn, index_for(db), key, type=value.type)
+        found = resolve_key(conn, index_for(db), key, type=value.type, query=value.q)
         top_path = path_items(conn, found[0].id) if found else []
     candidates = [
         Candidate(
@@ -187,7 +200,13 @@ def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
         # cache is warm, while a reader's is dropped after every commit.
         entity, path = _entity(ctx, value.scope, written.id)
     fts.published(db, [written.seq])
-    return CreateOutput(entity=entity, created=True, path=path, next=_after_write(entity))
+    return CreateOutput(
+        entity=entity,
+        created=True,
+        similar=[Candidate(**c) for c in written.similar],
+        path=path,
+        next=_after_write(entity) + _check_similar(written.similar),
+    )
 
 
 def entity_move(ctx: Context, value: MoveInput) -> MoveOutput:
@@ -244,10 +263,12 @@ def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
     return UpdateOutput(
         entity=entity,
         updated=written.changed,
+        similar=[Candidate(**c) for c in written.similar],
         path=path,
         next=[
             Next(tool="entity_path", why="see the versions of the entity"),
             Next(tool="link_propose", why=f"file the item under {entity.name}"),
+            *_check_similar(written.similar),
         ],
     )
 

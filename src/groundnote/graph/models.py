@@ -133,9 +133,16 @@ class CreateInput(StrictModel):
     force: bool = Field(False, description="Create despite similar entities; needs a reason.")
 
 
+_SIMILAR = (
+    "Entities of the same type with a similar name under another parent: not refused, shown "
+    "so that you can ask whether one of them is meant."
+)
+
+
 class CreateOutput(_Guided):
     entity: EntityOut
     created: bool
+    similar: list[Candidate] = Field(default_factory=list, max_length=5, description=_SIMILAR)
 
 
 class MoveInput(StrictModel):
@@ -167,6 +174,7 @@ class UpdateInput(StrictModel):
 class UpdateOutput(_Guided):
     entity: EntityOut
     updated: bool
+    similar: list[Candidate] = Field(default_factory=list, max_length=5, description=_SIMILAR)
 
 
 class TreeInput(StrictModel):

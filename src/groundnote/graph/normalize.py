@@ -1,20 +1,39 @@
 """Name normalisation of seed 000 §5.1, with the single-letter join of DESIGN §8.0.
 
 normalize(s) = NFKC → lowercase → ä→ae, ö→oe, ü→ue, ß→ss → NFD, marks dropped → everything
-outside letters and digits to a space → collapsed → a trailing run of single letters joined
-(`e v` → `ev`) → trailing legal-form tokens dropped while one token remains.
+outside letters and digits to a space → collapsed → a trailing run of single characters
+joined (`e v` → `ev`) and trailing legal-form tokens dropped while one token remains, both
+repeated until nothing changes: dropping a legal form can leave a new trailing run
+(`0:0:AG` → `0 0`), and a normaliser must give its own output back (`normalize(normalize(s))
+== normalize(s)`), since entity_fts stores normalised text that is normalised again as a key.
+
+The matching form (`match_form`) also leaves out leading academic titles (`Dr.`, `Prof.`,
+`Dr.-Ing.`, `Dipl.-Ing.`): resolve and the duplicate check ignore them, the stored name and
+entity_fts keep them (issue 21). Seed 000 §5.1's normalisation itself is unchanged.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["LEGAL_FORMS", "MAX_CHARS", "initials", "normalize", "trigrams"]
+__all__ = [
+    "LEGAL_FORMS",
+    "MAX_CHARS",
+    "TITLES",
+    "initials",
+    "lookup_keys",
+    "match_form",
+    "normalize",
+    "person_key",
+    "trigrams",
+]
 
 MAX_CHARS = 200
 LEGAL_FORMS = frozenset(
     {"gmbh", "mbh", "ag", "kg", "ohg", "ug", "gbr", "ev", "se", "co", "inc", "ltd", "llc", "plc"}
 )
+# Normalised academic title tokens, as they lead a name: "Prof. Dr.-Ing." → "prof dr ing".
+TITLES = frozenset({"dr", "prof", "ing", "dipl", "med", "rer", "nat", "phil", "habil", "jur"})
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
@@ -40,9 +59,23 @@ def _join_trailing_letters(tokens: list[str]) -> list[str]:
 
 def normalize(text: str) -> str:
     lowered = unicodedata.normalize("NFKC", text).lower().translate(_UMLAUTS)
-    tokens = _join_trailing_letters(_spaced(lowered).split())
-    while len(tokens) > 1 and tokens[-1] in LEGAL_FORMS:
-        tokens.pop()
+    tokens = _spaced(lowered).split()
+    while True:
+        before = len(tokens)
+        tokens = _join_trailing_letters(tokens)
+        while len(tokens) > 1 and tokens[-1] in LEGAL_FORMS:
+            tokens.pop()
+        if len(tokens) == before:  # each step only ever shortens the list
+            return " ".join(tokens)
+
+
+def match_form(key: str) -> str:
+    """A normalised text without its leading academic titles, while one token remains."""
+    if key.split(" ", 1)[0] not in TITLES:
+        return key
+    tokens = key.split()
+    while len(tokens) > 1 and tokens[0] in TITLES:
+        tokens.pop(0)
     return " ".join(tokens)
 
 
@@ -52,6 +85,27 @@ def trigrams(key: str) -> set[str]:
 
 
 def initials(key: str) -> str:
-    """The first letter of each token: `vertrieb nord` → `vn`; one token has none."""
-    tokens = key.split()
+    """The first letter of each token, titles left out: `vertrieb nord` → `vn`,
+    `dr maximilian franke` → `mf`; one token has none."""
+    tokens = match_form(key).split()
     return "".join(t[0] for t in tokens) if len(tokens) >= 2 else ""
+
+
+def person_key(key: str) -> str:
+    """The first initial and the last token, titles left out: `dr ing maximilian franke` →
+    `m franke`, which `M. Franke`, `Franke, M.` and `M. J. Franke` ask for; one token: ""."""
+    tokens = match_form(key).split()
+    return f"{tokens[0][0]} {tokens[-1]}" if len(tokens) >= 2 else ""
+
+
+def lookup_keys(key: str) -> list[str]:
+    """The keys the initials pass finds a text by: its initials, when a query could be them
+    (2–6 letters; `vn1` of `vertrieb nord 1` could never be asked for), and its person key."""
+    found = []
+    letters = initials(key)
+    if 2 <= len(letters) <= 6 and letters.isalpha():
+        found.append(letters)
+    person = person_key(key)
+    if person:
+        found.append(person)
+    return found

@@ -2,21 +2,14 @@
 
 Recall is served by the in-memory index: the exact pass (normalised name or alias equals the
 key), the trigram pass (the 50 entities most similar by shared trigrams, Jaccard, exactly) and
-the initials pass (capped). Scores per entity are the best over its name and aliases:
+the initials pass (capped): one token of 2–6 letters asks for token initials (`vn`), initials
+and a surname (`m franke`, `franke m`) ask for the persons with that first initial and last
+name. Scores per entity are the best over its name and aliases (graph/scoring.py holds the
+kinds and why a differing number or word is scored as another thing, not a typo).
 
-    exact     the normalised name equals the key                  1.00
-    alias     a normalised alias equals the key                    0.95
-    typo      OSA distance ≤ 2: max(1 − d/len, ratio), < alias    < 0.94
-    tokens    the same tokens in another order                     0.90
-    similar   ratio (rapidfuzz, Indel) of the two strings         ≤ 0.89
-    initials  the key (one token, 2–6 letters) = token initials    0.80
-
-The typo score keeps the order of max(1 − d/len, ratio) all the way up: the part above 0.90 is
-pressed linearly into 0.90–0.94 instead of being cut at 0.94. Cutting gave every one- and
-two-edit candidate of a name of 20+ characters the same 0.94, so depth and id, not distance,
-chose between "buchhaltung hessen 1144" (one edit from the query "buchhaltung hessen 114")
-and "buchhaltung hessen 811" (two). Scores at or below 0.90 are unchanged, so the thresholds
-0.50 and 0.85 decide exactly as before.
+Order: score, then the candidate whose name or alias, case-folded, is the query's literal text
+(`Köhler & Söhne GmbH` before `Koehler & Söhne GmbH`, `Lakeside Holdings plc` before `… Ltd`,
+all 1.0 after normalisation), then active before unconfirmed, smaller depth, id.
 """
 
 from __future__ import annotations
@@ -26,10 +19,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz
-from rapidfuzz.distance import OSA
-
-from groundnote.graph.normalize import initials
+from groundnote.graph.normalize import match_form
+from groundnote.graph.scoring import DUPLICATE_SCORE, MIN_SCORE, Key, weights
 from groundnote.graph.trigram import TrigramIndex
 
 __all__ = [
@@ -44,16 +35,11 @@ __all__ = [
     "score_text",
 ]
 
-MIN_SCORE = 0.50
-DUPLICATE_SCORE = 0.85
 MAX_CANDIDATES = 5
 RECALL_LIMIT = 50
 INITIALS_CAP = 100
-TYPO_LIMIT = 2
 ROW_BATCH = 8
 
-EXACT, ALIAS, TOKENS, INITIALS = 1.0, 0.95, 0.90, 0.80
-TYPO_KNEE, TYPO_CEILING, SIMILAR_CEILING = 0.90, 0.94, 0.89
 _STATUS_ORDER = {"active": 0, "unconfirmed": 1, "archived": 2}
 
 
@@ -90,46 +76,8 @@ class Match:
 
 
 def score_text(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
-    """Score one normalised text against the key; (0, "") when nothing fits."""
-    return _Key(key).score(text, is_name=is_name)
-
-
-class _Key:
-    """A key with what every text is scored against computed once, not once per text."""
-
-    __slots__ = ("initials", "sorted_tokens", "text")
-
-    def __init__(self, key: str) -> None:
-        self.text = key
-        tokens = key.split()
-        self.sorted_tokens = sorted(tokens) if len(tokens) > 1 else None
-        self.initials = len(tokens) == 1 and 2 <= len(key) <= 6 and key.isalpha()
-
-    def score(self, text: str, *, is_name: bool) -> tuple[float, str]:
-        key = self.text
-        if text == key:
-            return (EXACT, "exact") if is_name else (ALIAS, "alias")
-        if self.sorted_tokens is not None and self.sorted_tokens == sorted(text.split()):
-            return TOKENS, "tokens"
-        ratio = fuzz.ratio(key, text) / 100
-        # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
-        distance = OSA.distance(key, text, score_cutoff=TYPO_LIMIT)
-        if distance <= TYPO_LIMIT:
-            typo = max(1 - distance / max(len(key), len(text)), ratio)
-            if typo > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
-                typo = TYPO_KNEE + (typo - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (1 - TYPO_KNEE)
-            return typo, "typo"
-        if self.initials and initials(text) == key:
-            return INITIALS, "initials"
-        return min(ratio, SIMILAR_CEILING), "similar"
-
-    def best(self, texts: tuple[str, ...]) -> tuple[float, str]:
-        best = (0.0, "")
-        for i, text in enumerate(texts):
-            found = self.score(text, is_name=i == 0)
-            if found[0] > best[0]:
-                best = found
-        return best
+    """Score one normalised text against the key, unweighted; (0, "") when nothing fits."""
+    return Key(key).score(text, is_name=is_name)
 
 
 def recall(index: TrigramIndex, key: str) -> set[int]:
@@ -142,10 +90,14 @@ def recall(index: TrigramIndex, key: str) -> set[int]:
 
 
 def initials_pass(index: TrigramIndex, key: str) -> list[int]:
-    """§5.2 step 4: for a key of one token of 2–6 letters, the entities with those initials."""
-    if " " not in key and 2 <= len(key) <= 6 and key.isalpha():
-        return index.by_initials(key, INITIALS_CAP)
-    return []
+    """§5.2 step 4: for a key of one token of 2–6 letters, the entities with those initials;
+    for initials and a surname (`m franke`), the entities with that first initial and last
+    name (titles left out)."""
+    form = match_form(key)
+    if " " not in form and 2 <= len(form) <= 6 and form.isalpha():
+        return index.by_initials(form, INITIALS_CAP)
+    person = Key(form).person_lookup
+    return index.by_initials(person, INITIALS_CAP) if person else []
 
 
 def resolve_key(
@@ -158,16 +110,24 @@ def resolve_key(
     min_score: float = MIN_SCORE,
     limit: int = MAX_CANDIDATES,
     recalled: set[int] | None = None,
+    query: str | None = None,
 ) -> list[Match]:
     """Candidates for an already normalised key, best first (seed §5.3 ordering).
 
-    `recalled` replaces the index's recall, so the benchmark can score the seed's literal
-    FTS5 recall the same way.
+    `query`, the text as given, puts a candidate whose literal name or alias it is first among
+    equal scores. `recalled` replaces the index's recall, so the benchmark can score the
+    seed's literal FTS5 recall the same way.
     """
     seqs = recall(index, key) if recalled is None else recalled
     scored = []
-    scorer = _Key(key)
-    for seq, texts in index.texts_of(seqs).items():
+    found_texts = index.texts_of(seqs)
+    # The key's own tokens too: one no entity holds is the rarest of all, not a default.
+    tokens = sorted(
+        {t for texts in found_texts.values() for x in texts for t in x.split()} | set(key.split())
+    )
+    total, counts = index.token_counts(tokens)
+    scorer = Key(key, weights(total, zip(tokens, counts, strict=True)))
+    for seq, texts in found_texts.items():
         score, kind = scorer.best(texts)
         if score >= min_score:
             scored.append((score, kind, seq))
@@ -191,12 +151,25 @@ def resolve_key(
                 continue
             score, kind = batch[row["seq"]]
             found.append(Match.from_row(row, score=round(score, 4), match=kind, level=row["level"]))
-    found.sort(key=lambda m: (-m.score, _STATUS_ORDER[m.status], m.level, m.id))
+    literal = (query or "").strip().casefold()
+    found.sort(
+        key=lambda m: (
+            -m.score,
+            not literal or not _is_literal(m, literal),
+            _STATUS_ORDER[m.status],
+            m.level,
+            m.id,
+        )
+    )
     chosen = found[:limit]
     paths = path_names(conn, [m.id for m in chosen])
     for match in chosen:
         match.path = paths[match.id]
     return chosen
+
+
+def _is_literal(match: Match, folded: str) -> bool:
+    return any(text.strip().casefold() == folded for text in (match.name, *match.aliases))
 
 
 def _rows(conn: sqlite3.Connection, seqs: Iterable[int]) -> list[sqlite3.Row]:

@@ -2,8 +2,9 @@
 
 `entity_fts` is the durable index and the rebuild source; serving recall from it (the seed's
 OR of every trigram, ORDER BY rank) took 180 ms p95 at 100,000 entities. This index holds the
-same normalised texts with a trigram → seq posting array, an exact-text map and an initials
-map, and answers in a few milliseconds. It is built from entity_fts on first use through a
+same normalised texts with a trigram → seq posting array, an exact-text map, a map of lookup
+keys (initials, and first initial + last name for persons) and how many entities hold each
+token (the scoring's frequency weights, issue 21), and answers in a few milliseconds. It is built from entity_fts on first use through a
 private connection (so it only ever sees committed rows) and refreshed after each commit by
 re-reading the rows that write touched, under the index lock: the last refresh always reads
 the latest committed state, and a rolled back write never reaches it.
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from groundnote.graph.normalize import initials, trigrams
+from groundnote.graph.normalize import lookup_keys, match_form, trigrams
 from groundnote.store import Database, connect
 
 __all__ = ["TrigramIndex", "index_for"]
@@ -48,6 +49,7 @@ class TrigramIndex:
         self._postings: dict[str, array[int]] = {}
         self._exact: dict[str, _Seqs] = {}
         self._initials: dict[str, _Seqs] = {}
+        self._tokens: dict[str, int] = {}  # token of a matching form → entities holding it
 
     # -- keeping in step -------------------------------------------------------------------
 
@@ -103,6 +105,7 @@ class TrigramIndex:
             self._postings.clear()
             self._exact.clear()
             self._initials.clear()
+            self._tokens.clear()
 
     def _put(self, seq: int, texts: tuple[str, ...]) -> None:
         self._texts[seq] = texts
@@ -110,9 +113,10 @@ class TrigramIndex:
         for text in texts:
             grams |= trigrams(text)
             _add(self._exact, text, seq)
-            key = _initials_key(text)
-            if key:
+            for key in lookup_keys(text):
                 _add(self._initials, key, seq)
+        for token in _tokens_of(texts):
+            self._tokens[token] = self._tokens.get(token, 0) + 1
         if seq >= len(self._sizes):
             grown = np.zeros(max(seq + 1, 2 * len(self._sizes)), dtype=np.int32)
             grown[: len(self._sizes)] = self._sizes
@@ -134,9 +138,14 @@ class TrigramIndex:
         for text in texts:
             grams |= trigrams(text)
             _remove(self._exact, text, seq)
-            key = _initials_key(text)
-            if key:
+            for key in lookup_keys(text):
                 _remove(self._initials, key, seq)
+        for token in _tokens_of(texts):
+            left = self._tokens[token] - 1
+            if left:
+                self._tokens[token] = left
+            else:
+                del self._tokens[token]
         for gram in grams:
             posting = self._postings[gram]
             posting.remove(seq)
@@ -166,6 +175,13 @@ class TrigramIndex:
         with self._lock:
             self._ensure_built()
             return sorted(_get(self._initials, key))[:cap]
+
+    def token_counts(self, tokens: Iterable[str]) -> tuple[int, list[int]]:
+        """How many entities the index holds, and how many of them hold each token."""
+        with self._lock:
+            self._ensure_built()
+            held = self._tokens
+            return len(self._texts), [held.get(t, 0) for t in tokens]
 
     def rarest(self, key: str, count: int) -> list[str]:
         """The `count` trigrams of key held by the fewest entities; [] until the index is built
@@ -235,11 +251,9 @@ def _texts(name: str, aliases: str) -> tuple[str, ...]:
     return (name, *(a for a in aliases.split("|") if a))
 
 
-def _initials_key(text: str) -> str:
-    # Only keys the initials pass can ask for (one token of 2–6 letters) are worth holding;
-    # initials with a digit ("vn1" of "vertrieb nord 1") could never be looked up.
-    key = initials(text)
-    return key if 2 <= len(key) <= 6 and key.isalpha() else ""
+def _tokens_of(texts: tuple[str, ...]) -> set[str]:
+    # Counted once per entity: a token in its name and an alias is one use of it.
+    return {token for text in texts for token in match_form(text).split()}
 
 
 def _get(index: dict[str, _Seqs], key: str) -> set[int]:

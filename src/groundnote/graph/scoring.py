@@ -1,0 +1,244 @@
+"""How well one normalised text answers a resolve key (seed 000 §5.3, DESIGN §8.0, issue 21).
+
+Both sides are compared in their matching form (normalised, leading academic titles left out,
+so `Dr.-Ing. Maximilian Franke` is `maximilian franke`). The kinds and their scores:
+
+    exact     the matching form of the name equals the key's                1.00
+    alias     the matching form of an alias equals the key's                0.95
+    typo      OSA distance ≤ 2: max(1 − d/len, ratio)                       < 0.94
+    tokens    the same tokens in another order                              0.90
+    similar   the mean of ratio (rapidfuzz, Indel) and the token overlap
+              weighted by rarity in the scope                               ≤ 0.89
+    initials  the key (one token, 2–6 letters) = token initials, or the
+              key is initials and a surname (`m franke`, `franke m`) of a
+              text whose first names have those initials                    0.80
+
+The typo score keeps the order of max(1 − d/len, ratio) all the way up: the part above 0.90 is
+pressed linearly into 0.90–0.94 instead of being cut at 0.94, so that distance, not depth and
+id, chooses between one and two edits in a long name.
+
+Another thing, not a misspelling. A typo and a similar name are scored *below the duplicate
+threshold* when the words say the two are different things, however few letters differ:
+
+* the numbers differ (`projekt zugspitze 2027` ~ `2021`): tokens with a digit must be equal;
+* a word is added or missing (`zugspitze` ~ `zugspitze phase 3`);
+* a word is replaced by another (`meyer medizintechnik` ~ `baecker medizintechnik`): two
+  words count as one misspelt word only when the longer has four letters or more, the shorter
+  three, and they are one edit apart (two from seven letters on; an umlaut spelt out, `ue`
+  for `ü`, counts as one letter), so `schmid` ~ `schmidt` and
+  `finn` ~ `fin` stay typos and `ben` ~ `lena`, `meyer` ~ `maier`, `bau` ~ `bus` do not.
+
+Such a score s is pressed from [0.50, 1] into [0.50, 0.84] (order kept), so that the
+candidates still rank among themselves and a resolve still shows them, while no refusal of a
+create rests on them. Only spaces moved (`vertriebnord`) is still a typo.
+
+Weights: a token weighs log((N + 1) / (n + 1)) + 1 for n of the N entities in the scope
+holding it, so shared trade words (`medizintechnik`, `vertrieb`, `projekt`) count less in the
+overlap than surnames, places and product names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from itertools import permutations
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
+
+from groundnote.graph.normalize import initials, match_form
+
+__all__ = [
+    "ALIAS",
+    "DIFFERENT_CEILING",
+    "DUPLICATE_SCORE",
+    "EXACT",
+    "INITIALS",
+    "MIN_SCORE",
+    "TOKENS",
+    "Key",
+    "weights",
+]
+
+MIN_SCORE = 0.50
+DUPLICATE_SCORE = 0.85
+TYPO_LIMIT = 2
+EXACT, ALIAS, TOKENS, INITIALS = 1.0, 0.95, 0.90, 0.80
+TYPO_KNEE, TYPO_CEILING, SIMILAR_CEILING = 0.90, 0.94, 0.89
+DIFFERENT_CEILING = 0.84
+# More misspelt words than this in one name is another name, and the pairing stays cheap.
+PAIRED_WORDS = 3
+
+
+def weights(total: int, counts: Iterable[tuple[str, int]]) -> dict[str, float]:
+    """Token → weight for `total` entities in the scope and each token's holder count."""
+    return {token: math.log((total + 1) / (held + 1)) + 1 for token, held in counts}
+
+
+def _different(score: float) -> float:
+    if score <= MIN_SCORE:
+        return score
+    return MIN_SCORE + (score - MIN_SCORE) * (DIFFERENT_CEILING - MIN_SCORE) / (1 - MIN_SCORE)
+
+
+def _has_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token)
+
+
+_FOLDED = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
+
+
+def _folded(token: str) -> str:
+    for spelt, letter in _FOLDED:
+        token = token.replace(spelt, letter)
+    return token
+
+
+def _one_word(a: str, b: str) -> bool:
+    """Whether two differing tokens may be one word misspelt (never numbers, never short)."""
+    shorter, longer = sorted((len(a), len(b)))
+    if shorter < 3 or longer < 4 or _has_digit(a) or _has_digit(b):
+        return False
+    limit = 2 if longer >= 7 else 1
+    if OSA.distance(a, b, score_cutoff=limit) <= limit:
+        return True
+    # Normalising spells ü as ue, so one slip on an umlaut (fürth → fbrth) costs two edits.
+    return bool(OSA.distance(_folded(a), _folded(b), score_cutoff=limit) <= limit)
+
+
+class Key:
+    """A key with what every text is scored against computed once, not once per text."""
+
+    __slots__ = (
+        "initials",
+        "joined",
+        "numbers",
+        "person",
+        "sorted_tokens",
+        "text",
+        "token_set",
+        "tokens",
+        "weights",
+    )
+
+    def __init__(self, key: str, token_weights: Mapping[str, float] | None = None) -> None:
+        self.text = match_form(key)
+        tokens = self.text.split()
+        self.tokens = tokens
+        self.token_set = set(tokens)
+        self.joined = self.text.replace(" ", "")
+        self.numbers = sorted(t for t in tokens if _has_digit(t))
+        self.sorted_tokens = sorted(tokens) if len(tokens) > 1 else None
+        self.initials = len(tokens) == 1 and 2 <= len(self.text) <= 6 and self.text.isalpha()
+        self.person = _person_pattern(tokens)
+        self.weights: Mapping[str, float] = token_weights or {}
+
+    @property
+    def person_lookup(self) -> str:
+        """The index key of persons this key names by initials (`m franke`), or ""."""
+        if self.person is None:
+            return ""
+        letters, surname = self.person
+        return f"{letters[0]} {surname[-1]}"
+
+    def score(self, text: str, *, is_name: bool) -> tuple[float, str]:
+        key = self.text
+        form = match_form(text)
+        if form == key:
+            return (EXACT, "exact") if is_name else (ALIAS, "alias")
+        tokens = form.split()
+        if self.sorted_tokens is not None and self.sorted_tokens == sorted(tokens):
+            return TOKENS, "tokens"
+        ratio = fuzz.ratio(key, form) / 100
+        # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
+        distance = OSA.distance(key, form, score_cutoff=TYPO_LIMIT)
+        if distance <= TYPO_LIMIT:
+            score = max(1 - distance / max(len(key), len(form)), ratio)
+            if score > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
+                score = TYPO_KNEE + (score - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (
+                    1 - TYPO_KNEE
+                )
+            kind = "typo"
+        elif self.initials and initials(form) == key:
+            return INITIALS, "initials"
+        else:
+            score, kind = min((ratio + self._overlap(tokens)) / 2, SIMILAR_CEILING), "similar"
+        if self._another_thing(tokens, form):
+            score = _different(score)
+        if self.person is not None and score < INITIALS and _person_match(self.person, tokens):
+            return INITIALS, "initials"
+        return score, kind
+
+    def best(self, texts: tuple[str, ...]) -> tuple[float, str]:
+        best = (0.0, "")
+        for i, text in enumerate(texts):
+            found = self.score(text, is_name=i == 0)
+            if found[0] > best[0]:
+                best = found
+        return best
+
+    def _another_thing(self, tokens: list[str], form: str) -> bool:
+        """A differing number, an added or missing word, or a replaced word (module doc)."""
+        if form.replace(" ", "") == self.joined:
+            return False
+        if sorted(t for t in tokens if _has_digit(t)) != self.numbers:
+            return True
+        left_text = list(tokens)
+        left_key = []
+        for word in self.tokens:  # as multisets: a repeated word counts each time
+            if word in left_text:
+                left_text.remove(word)
+            else:
+                left_key.append(word)
+        if len(left_key) != len(left_text) or len(left_key) > PAIRED_WORDS:
+            return True
+        if not left_key:
+            return False
+        return not any(
+            all(_one_word(a, b) for a, b in zip(left_key, order, strict=True))
+            for order in permutations(left_text)
+        )
+
+    def _overlap(self, tokens: list[str]) -> float:
+        """The key's tokens found in the text, each by its best match, weighted by rarity."""
+        weight = self.weights
+        total = sum(weight.get(t, 1.0) for t in self.tokens) + sum(
+            weight.get(t, 1.0) for t in tokens
+        )
+        if not tokens or not total:
+            return 0.0
+        theirs = set(tokens)
+        shared = 0.0
+        for word in self.tokens:
+            if word in theirs:
+                shared += 2 * weight.get(word, 1.0)
+                continue
+            best = max(tokens, key=lambda t: fuzz.ratio(word, t))
+            shared += (weight.get(word, 1.0) + weight.get(best, 1.0)) * fuzz.ratio(word, best) / 100
+        return min(1.0, shared / total)
+
+
+def _person_pattern(tokens: list[str]) -> tuple[str, tuple[str, ...]] | None:
+    """(initials, surname tokens) of `m franke`, `m j franke`, `franke m`; else None."""
+    single = [len(t) == 1 and t.isalpha() for t in tokens]
+    count = sum(single)
+    if not count or count == len(tokens):
+        return None
+    if all(single[:count]):
+        letters, surname = tokens[:count], tokens[count:]
+    elif all(single[-count:]):
+        letters, surname = tokens[-count:], tokens[:-count]
+    else:
+        return None
+    if not all(t.isalpha() and len(t) >= 2 for t in surname):
+        return None
+    return "".join(letters), tuple(surname)
+
+
+def _person_match(person: tuple[str, tuple[str, ...]], tokens: list[str]) -> bool:
+    """The text ends with the surname and its first names begin with the initials."""
+    letters, surname = person
+    if len(tokens) <= len(surname) or tuple(tokens[-len(surname) :]) != surname:
+        return False
+    firsts = tokens[: -len(surname)]
+    return "".join(t[0] for t in firsts).startswith(letters)
