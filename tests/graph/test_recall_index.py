@@ -180,7 +180,7 @@ def reference_score(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
             for w in key.split()
         )
         overlap = min(1.0, shared / (len(key.split()) + len(words)))
-        score, kind = min((ratio + overlap) / 2, 0.89), "similar"
+        score, kind = min(ratio, (ratio + overlap) / 2, 0.89), "similar"
     if another_thing(key, text) and score > 0.5:
         score = 0.5 + (score - 0.5) * 0.34 / 0.5
     words, mine = text.split(), key.split()

@@ -14,9 +14,10 @@ all 1.0 after normalisation), then active before unconfirmed, smaller depth, id.
 
 from __future__ import annotations
 
+import heapq
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from groundnote.graph.normalize import match_form
@@ -119,7 +120,6 @@ def resolve_key(
     seed's literal FTS5 recall the same way.
     """
     seqs = recall(index, key) if recalled is None else recalled
-    scored = []
     found_texts = index.texts_of(seqs)
     # The key's own tokens too: one no entity holds is the rarest of all, not a default.
     tokens = sorted(
@@ -127,20 +127,29 @@ def resolve_key(
     )
     total, counts = index.token_counts(tokens)
     scorer = Key(key, weights(total, zip(tokens, counts, strict=True)))
-    for seq, texts in found_texts.items():
-        score, kind = scorer.best(texts)
-        if score >= min_score:
-            scored.append((score, kind, seq))
-    scored.sort(key=lambda s: (-s[0], s[2]))
-    del scored[RECALL_LIMIT + INITIALS_CAP :]
+    ranked = _in_order(scorer, found_texts, min_score)
+    scored: list[tuple[float, str, int]] = []
+
+    def upto(count: int) -> int:
+        """Finish scoring until `count` are known in order (or none are left)."""
+        count = min(count, RECALL_LIMIT + INITIALS_CAP)
+        while len(scored) < count:
+            following = next(ranked, None)
+            if following is None:
+                break
+            scored.append(following)
+        return min(count, len(scored))
+
     found: list[Match] = []
     start = 0
     # Rows are read in score order, a batch at a time, each batch closed where the reported
     # (rounded) score changes: once `limit` candidates pass the filters, nothing unread can
     # outrank them, because the tie-breakers (status, depth, id) only order equal scores.
-    while start < len(scored) and len(found) < limit:
-        end = min(start + ROW_BATCH, len(scored))
-        while end < len(scored) and round(scored[end][0], 4) == round(scored[end - 1][0], 4):
+    while start < upto(start + 1) and len(found) < limit:
+        # No more than are still wanted: finishing the scores of a whole batch of eight when
+        # five are wanted costs more than the occasional second query.
+        end = upto(start + min(ROW_BATCH, limit - len(found)))
+        while end < upto(end + 1) and round(scored[end][0], 4) == round(scored[end - 1][0], 4):
             end += 1
         batch = {seq: (score, kind) for score, kind, seq in scored[start:end]}
         start = end
@@ -166,6 +175,35 @@ def resolve_key(
     for match in chosen:
         match.path = paths[match.id]
     return chosen
+
+
+def _in_order(
+    scorer: Key, texts_of: dict[int, tuple[str, ...]], min_score: float
+) -> Iterator[tuple[float, str, int]]:
+    """(score, kind, seq) of the entities scoring ≥ min_score, best first, ties by seq.
+
+    Each entity's cheap upper bound orders the work: an entity is finished (its overlap and
+    word pairing computed) only when no finished one outranks every bound still open, so a
+    resolve that needs five candidates finishes a few dozen, not every one recalled.
+    """
+    bounds = [
+        (b, seq) for seq, texts in texts_of.items() if (b := scorer.bound(texts)) >= min_score
+    ]
+    bounds.sort(key=lambda b: (-b[0], b[1]))
+    done: list[tuple[float, int, str]] = []  # heap of (-score, seq, kind)
+    at = 0
+    while at < len(bounds) or done:
+        # An open entity with a bound equal to the best finished score could tie it with a
+        # smaller seq, so only a strictly higher score is sure of its place.
+        if done and (at == len(bounds) or -done[0][0] > bounds[at][0]):
+            score, seq, kind = heapq.heappop(done)
+            yield -score, kind, seq
+            continue
+        _, seq = bounds[at]
+        at += 1
+        score, kind = scorer.best(texts_of[seq])
+        if score >= min_score:
+            heapq.heappush(done, (-score, seq, kind))
 
 
 def _is_literal(match: Match, folded: str) -> bool:

@@ -7,8 +7,8 @@ so `Dr.-Ing. Maximilian Franke` is `maximilian franke`). The kinds and their sco
     alias     the matching form of an alias equals the key's                0.95
     typo      OSA distance ≤ 2: max(1 − d/len, ratio)                       < 0.94
     tokens    the same tokens in another order                              0.90
-    similar   the mean of ratio (rapidfuzz, Indel) and the token overlap
-              weighted by rarity in the scope                               ≤ 0.89
+    similar   ratio (rapidfuzz, Indel), lowered to its mean with the token
+              overlap weighted by rarity when that is less                  ≤ 0.89
     initials  the key (one token, 2–6 letters) = token initials, or the
               key is initials and a surname (`m franke`, `franke m`) of a
               text whose first names have those initials                    0.80
@@ -34,13 +34,17 @@ create rests on them. Only spaces moved (`vertriebnord`) is still a typo.
 
 Weights: a token weighs log((N + 1) / (n + 1)) + 1 for n of the N entities in the scope
 holding it, so shared trade words (`medizintechnik`, `vertrieb`, `projekt`) count less in the
-overlap than surnames, places and product names.
+overlap than surnames, places and product names. The overlap only ever lowers a similar
+score (a name sharing only common words with the key ranks below one sharing a rare word at
+the same ratio), so the ratio alone bounds it: resolve finishes (overlap, word pairing) only
+the candidates whose bound can still place them among the first five.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from itertools import permutations
 
 from rapidfuzz import fuzz
@@ -82,7 +86,8 @@ def _different(score: float) -> float:
 
 
 def _has_digit(token: str) -> bool:
-    return any(c.isdigit() for c in token)
+    # A normalised token holds only letters and digits (normalize.py), so this is exact.
+    return not token.isalpha()
 
 
 _FOLDED = (("ae", "ä"), ("oe", "ö"), ("ue", "ü"), ("ss", "ß"))
@@ -106,12 +111,29 @@ def _one_word(a: str, b: str) -> bool:
     return bool(OSA.distance(_folded(a), _folded(b), score_cutoff=limit) <= limit)
 
 
+@dataclass(frozen=True, slots=True)
+class _First:
+    """The cheap part of scoring one text: the score when `done`, else an upper bound and
+    what finishing needs (`measure` is the typo score or the ratio)."""
+
+    bound: float
+    kind: str
+    done: bool = True
+    form: str = ""
+    tokens: list[str] = field(default_factory=list)
+    measure: float = 0.0
+    person: bool = False
+    other: bool = False  # surely another thing (word count or numbers differ)
+
+
 class Key:
     """A key with what every text is scored against computed once, not once per text."""
 
     __slots__ = (
+        "_firsts",
         "initials",
         "joined",
+        "likeness",
         "numbers",
         "person",
         "sorted_tokens",
@@ -132,6 +154,9 @@ class Key:
         self.initials = len(tokens) == 1 and 2 <= len(self.text) <= 6 and self.text.isalpha()
         self.person = _person_pattern(tokens)
         self.weights: Mapping[str, float] = token_weights or {}
+        # (key token, text token) → ratio: the texts of one resolve share most of their words.
+        self.likeness: dict[tuple[str, str], float] = {}
+        self._firsts: dict[tuple[str, bool], _First] = {}
 
     @property
     def person_lookup(self) -> str:
@@ -142,32 +167,7 @@ class Key:
         return f"{letters[0]} {surname[-1]}"
 
     def score(self, text: str, *, is_name: bool) -> tuple[float, str]:
-        key = self.text
-        form = match_form(text)
-        if form == key:
-            return (EXACT, "exact") if is_name else (ALIAS, "alias")
-        tokens = form.split()
-        if self.sorted_tokens is not None and self.sorted_tokens == sorted(tokens):
-            return TOKENS, "tokens"
-        ratio = fuzz.ratio(key, form) / 100
-        # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
-        distance = OSA.distance(key, form, score_cutoff=TYPO_LIMIT)
-        if distance <= TYPO_LIMIT:
-            score = max(1 - distance / max(len(key), len(form)), ratio)
-            if score > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
-                score = TYPO_KNEE + (score - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (
-                    1 - TYPO_KNEE
-                )
-            kind = "typo"
-        elif self.initials and initials(form) == key:
-            return INITIALS, "initials"
-        else:
-            score, kind = min((ratio + self._overlap(tokens)) / 2, SIMILAR_CEILING), "similar"
-        if self._another_thing(tokens, form):
-            score = _different(score)
-        if self.person is not None and score < INITIALS and _person_match(self.person, tokens):
-            return INITIALS, "initials"
-        return score, kind
+        return self._finish(self._first(text, is_name))
 
     def best(self, texts: tuple[str, ...]) -> tuple[float, str]:
         best = (0.0, "")
@@ -176,6 +176,71 @@ class Key:
             if found[0] > best[0]:
                 best = found
         return best
+
+    def bound(self, texts: tuple[str, ...]) -> float:
+        """An upper bound of `best(texts)` from the cheap part of scoring alone (two distances
+        in C), so that resolve finishes only the candidates that can still be among the first."""
+        return max(self._first(text, i == 0).bound for i, text in enumerate(texts))
+
+    def _first(self, text: str, is_name: bool) -> _First:
+        cached = self._firsts.get((text, is_name))
+        if cached is not None:
+            return cached
+        key = self.text
+        form = match_form(text)
+        if form == key:
+            first = _First(EXACT, "exact") if is_name else _First(ALIAS, "alias")
+            self._firsts[(text, is_name)] = first
+            return first
+        tokens = form.split()
+        if self.sorted_tokens is not None and self.sorted_tokens == sorted(tokens):
+            first = _First(TOKENS, "tokens")
+        else:
+            first = self._measured(form, tokens)
+        self._firsts[(text, is_name)] = first
+        return first
+
+    def _measured(self, form: str, tokens: list[str]) -> _First:
+        key = self.text
+        ratio = fuzz.ratio(key, form) / 100
+        # score_cutoff bounds the walk to the band |i - j| ≤ 2 and stops early (seed §5.3).
+        distance = OSA.distance(key, form, score_cutoff=TYPO_LIMIT)
+        person = self.person is not None and _person_match(self.person, tokens)
+        # Cheap and certain: another count of words or other numbers is another thing (unless
+        # only spaces moved), so its bound is pressed now and the word pairing never runs.
+        other = form.replace(" ", "") != self.joined and (
+            len(tokens) != len(self.tokens)
+            or sorted(t for t in tokens if _has_digit(t)) != self.numbers
+        )
+        if distance <= TYPO_LIMIT:
+            score = max(1 - distance / max(len(key), len(form)), ratio)
+            if score > TYPO_KNEE:  # below 1: the texts differ, so d ≥ 1 and ratio < 1
+                score = TYPO_KNEE + (score - TYPO_KNEE) * (TYPO_CEILING - TYPO_KNEE) / (
+                    1 - TYPO_KNEE
+                )
+            bound = _different(score) if other else score
+            bound = max(bound, INITIALS) if person else bound
+            return _First(bound, "typo", False, form, tokens, score, person, other)
+        if self.initials and initials(form) == key:
+            return _First(INITIALS, "initials")
+        bound = min(ratio, SIMILAR_CEILING)
+        bound = _different(bound) if other else bound
+        bound = max(bound, INITIALS) if person else bound
+        return _First(bound, "similar", False, form, tokens, ratio, person, other)
+
+    def _finish(self, first: _First) -> tuple[float, str]:
+        if first.done:
+            return first.bound, first.kind
+        if first.kind == "typo":
+            score = first.measure
+        else:
+            ratio = first.measure
+            score = min(ratio, (ratio + self._overlap(first.tokens)) / 2, SIMILAR_CEILING)
+        if first.other or self._another_thing(first.tokens, first.form):
+            score = _different(score)
+        if first.person and score < INITIALS:
+            return INITIALS, "initials"
+        return score, first.kind
 
     def _another_thing(self, tokens: list[str], form: str) -> bool:
         """A differing number, an added or missing word, or a replaced word (module doc)."""
@@ -208,13 +273,21 @@ class Key:
         if not tokens or not total:
             return 0.0
         theirs = set(tokens)
+        likeness = self.likeness
         shared = 0.0
         for word in self.tokens:
             if word in theirs:
                 shared += 2 * weight.get(word, 1.0)
                 continue
-            best = max(tokens, key=lambda t: fuzz.ratio(word, t))
-            shared += (weight.get(word, 1.0) + weight.get(best, 1.0)) * fuzz.ratio(word, best) / 100
+            best, partner = -1.0, ""
+            for token in tokens:
+                pair = (word, token)
+                like = likeness.get(pair)
+                if like is None:
+                    like = likeness[pair] = fuzz.ratio(word, token) / 100
+                if like > best:
+                    best, partner = like, token
+            shared += (weight.get(word, 1.0) + weight.get(partner, 1.0)) * best
         return min(1.0, shared / total)
 
 
