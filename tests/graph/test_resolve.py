@@ -222,6 +222,8 @@ def test_another_thing_is_no_duplicate(call: Call, first: str, second: str) -> N
         ("Vertrieb Nord", "Vetrieb Nord"),  # one typo
         ("Anna Schmidt", "Anna Schmid"),  # one letter: debatable, refused among siblings
         ("Projekt Zugspitze 2027", "Projekt Zugsptize 2027"),
+        ("Einkauf Fürth 48", "Einkauf Fbrth 48"),  # a slip on an umlaut: ue → b
+        ("Wright Bau Kassel GmbH & Co. KG", "Wright Bau Kassel GbmbH & Co. KG"),
     ],
 )
 def test_the_same_thing_written_again_is_refused(call: Call, existing: str, again: str) -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from rapidfuzz.distance import OSA
+
 __all__ = [
     "LEGAL_FORMS",
     "MAX_CHARS",
@@ -70,13 +72,25 @@ def normalize(text: str) -> str:
 
 
 def match_form(key: str) -> str:
-    """A normalised text without its leading academic titles, while one token remains."""
-    if key.split(" ", 1)[0] not in TITLES:
+    """A normalised text without its leading academic titles and without a misspelt `gmbh`
+    at its end (`gbmbh`, `gmbhh`: one edit), while one token remains."""
+    head, _, rest = key.partition(" ")
+    last = key.rsplit(" ", 1)[-1]
+    misspelt = rest and 4 <= len(last) <= 5 and _one_edit_from_gmbh(last)
+    if head not in TITLES and not misspelt:
         return key
     tokens = key.split()
+    if misspelt:
+        tokens.pop()
     while len(tokens) > 1 and tokens[0] in TITLES:
         tokens.pop(0)
     return " ".join(tokens)
+
+
+def _one_edit_from_gmbh(token: str) -> bool:
+    # The one legal form long enough that a slip in it cannot make another word; shorter
+    # ones (`ohg` → `ohn`) could, so they stay as typed.
+    return token != "gmbh" and OSA.distance(token, "gmbh", score_cutoff=1) <= 1
 
 
 def trigrams(key: str) -> set[str]:
