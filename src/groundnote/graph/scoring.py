@@ -1,7 +1,8 @@
 """How well one normalised text answers a resolve key (seed 000 §5.3, DESIGN §8.0, issue 21).
 
-Both sides are compared in their matching form (normalised, leading academic titles left out,
-so `Dr.-Ing. Maximilian Franke` is `maximilian franke`). The kinds and their scores:
+Both sides are compared in their matching form (normalised, leading academic titles and a
+misspelt trailing `gmbh` left out, so `Dr.-Ing. Maximilian Franke` is `maximilian franke`;
+normalize.py). The kinds and their scores:
 
     exact     the matching form of the name equals the key's                1.00
     alias     the matching form of an alias equals the key's                0.95
@@ -25,8 +26,8 @@ threshold* when the words say the two are different things, however few letters 
 * a word is replaced by another (`meyer medizintechnik` ~ `baecker medizintechnik`): two
   words count as one misspelt word only when the longer has four letters or more, the shorter
   three, and they are one edit apart (two from seven letters on; an umlaut spelt out, `ue`
-  for `ü`, counts as one letter), so `schmid` ~ `schmidt` and
-  `finn` ~ `fin` stay typos and `ben` ~ `lena`, `meyer` ~ `maier`, `bau` ~ `bus` do not.
+  for `ü`, counts as one letter), so `schmid` ~ `schmidt` and `finn` ~ `fin` stay typos
+  and `ben` ~ `lena`, `meyer` ~ `maier`, `bau` ~ `bus` do not.
 
 Such a score s is pressed from [0.50, 1] into [0.50, 0.84] (order kept), so that the
 candidates still rank among themselves and a resolve still shows them, while no refusal of a
