@@ -53,7 +53,8 @@ def _listing_chars(runtime: Runtime, principal: Principal) -> tuple[int, int]:
         async with Client(build_server(runtime, lambda _ctx: principal)) as client:
             tools = (await client.list_tools()).tools
         data = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
-        return len(tools), len(json.dumps({"tools": data}, ensure_ascii=False))
+        wire = json.dumps({"tools": data}, ensure_ascii=False, separators=(",", ":"))
+        return len(tools), len(wire)
 
     return anyio.run(listing)
 

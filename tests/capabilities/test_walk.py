@@ -51,6 +51,7 @@ from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.http.approval import approval_registry
 from groundnote.surfaces.mcp import build_server
+from tests.conftest import mcp_body
 from tests.context.project import write_project
 from tests.surfaces.conftest import free_port
 
@@ -421,7 +422,7 @@ def _mcp(
     async def run() -> Outcome:
         async with Client(server) as client:
             result = await client.call_tool(tool, raw)
-        body = result.structured_content or {}
+        body = mcp_body(result)
         return Outcome(not result.is_error, body.get("error"), None, json.dumps(body))
 
     return anyio.run(run)

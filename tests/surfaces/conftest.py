@@ -28,6 +28,7 @@ from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.mcp import build_server
+from tests.conftest import mcp_body
 
 SURFACES = ["direct", "http", "mcp", "cli"]
 SurfaceCall = Callable[[str, str, dict[str, Any], str], tuple[bool, dict[str, Any]]]
@@ -50,7 +51,7 @@ def _mcp_call(
     async def run() -> tuple[bool, dict[str, Any]]:
         async with Client(build_server(runtime, lambda _ctx: principal)) as client:
             result = await client.call_tool(tool, raw)
-            return (not result.is_error), result.structured_content
+            return (not result.is_error), mcp_body(result)
 
     return anyio.run(run)
 

@@ -71,7 +71,7 @@ class GroundnoteError(Exception):
         message: str,
         *,
         remedy: str | None = None,
-        next: list[dict[str, str]] | None = None,
+        next: list[dict[str, Any]] | None = None,
         **extras: Any,
     ) -> None:
         super().__init__(message)

@@ -133,18 +133,32 @@ def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
             candidates=candidates,
             path=top_path,
             next=[
-                Next(tool="entity_path", why=f"check the place of {best.id}"),
-                Next(tool="link_propose", why=f"file the item there ({best.id})"),
+                Next(
+                    tool="entity_path",
+                    arguments={"scope": value.scope, "id": best.id},
+                    why=f"check the place of {best.id}",
+                ),
+                Next(
+                    tool="link_propose",
+                    arguments={"scope": value.scope, "to_ref": f"entity/{best.id}"},
+                    why=f"file the item there ({best.id}): add from_ref, type and confidence",
+                ),
             ],
         )
     if candidates:
+        # Only similar names: the person knows whether one of them is meant, the agent does not.
+        best = candidates[0]
         return ResolveOutput(
             candidates=candidates,
             path=[],
             next=[
                 Next(
                     tool="entity_path",
-                    why=f"check the place of the best candidate {candidates[0].id}",
+                    arguments={"scope": value.scope, "id": best.id},
+                    why=(
+                        f"only similar names: show the person the path of {best.id} "
+                        f"({best.name}) and ask whether it is the one meant before using it"
+                    ),
                 ),
                 Next(tool="entity_create", why="only if the person says none is meant"),
             ],
@@ -266,8 +280,21 @@ def entity_path(ctx: Context, value: PathInput) -> PathOutput:
         versions=history,
         path=items,
         next=[
-            Next(tool="entity_tree", why=f"see what lies below {entity.name}"),
-            Next(tool="link_list", why=f"see what is filed under {entity.name}"),
+            Next(
+                tool="link_propose",
+                arguments={"scope": value.scope, "to_ref": f"entity/{value.id}"},
+                why=f"file the item under {entity.name}: add from_ref, type and confidence",
+            ),
+            Next(
+                tool="entity_tree",
+                arguments={"scope": value.scope, "id": value.id},
+                why=f"see what lies below {entity.name}",
+            ),
+            Next(
+                tool="link_list",
+                arguments={"scope": value.scope, "ref": f"entity/{value.id}"},
+                why=f"see what is filed under {entity.name}",
+            ),
         ],
     )
 

@@ -2,8 +2,8 @@
 
 Why low-level (DESIGN §5.2): the high-level server drops unknown arguments of a flat signature
 (the seed requires refusing them) and rewrites error text so the body would not parse. Here the
-input model validates the arguments, and a refusal is an `isError` result whose text and
-structured content are the one error body of every surface.
+input model validates the arguments, and a refusal is an `isError` result whose text is the one
+error body of every surface (without structured content: see `error_result`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from groundnote import __version__
 from groundnote.auth import Principal
+from groundnote.capabilities import Capability
 from groundnote.domain.errors import GroundnoteError, NotFound
 from groundnote.runtime import Runtime
 from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
@@ -33,46 +34,58 @@ PrincipalResolver = Callable[[ServerRequestContext[Any, Any]], Principal | None]
 
 
 def error_result(error: GroundnoteError) -> types.CallToolResult:
+    """A refusal: the body as JSON text, and no structured content. Clients built on the
+    TypeScript SDK validate structured content against the tool's output schema, which
+    describes the answer, not the refusal; a body there would reach the agent as a -32602
+    schema error instead of its remedy and next steps."""
     body = error.body()
     return types.CallToolResult(
         content=[types.TextContent(text=json.dumps(body, ensure_ascii=False))],
-        structured_content=body,
         is_error=True,
     )
 
 
-def _tools(runtime: Runtime) -> list[types.Tool]:
-    tools = []
-    for cap in runtime.registry:
-        if cap.mcp is None:
-            continue
-        tools.append(
-            types.Tool(
-                name=cap.mcp.tool,
-                description=cap.description,
-                input_schema=input_schema(cap, runtime.config),
-                output_schema=output_schema(cap),
-                annotations=types.ToolAnnotations(
-                    read_only_hint=cap.annotations.read_only,
-                    destructive_hint=cap.annotations.destructive,
-                    idempotent_hint=cap.annotations.idempotent,
-                    open_world_hint=cap.annotations.open_world,
-                ),
-            )
-        )
-    return tools
+def _tool(cap: Capability[Any, Any], runtime: Runtime) -> types.Tool:
+    assert cap.mcp is not None
+    return types.Tool(
+        name=cap.mcp.tool,
+        title=cap.mcp.title,
+        description=cap.description,
+        input_schema=input_schema(cap, runtime.config),
+        output_schema=output_schema(cap),
+        annotations=types.ToolAnnotations(
+            read_only_hint=cap.annotations.read_only,
+            destructive_hint=cap.annotations.destructive,
+            idempotent_hint=cap.annotations.idempotent,
+            open_world_hint=cap.annotations.open_world,
+        ),
+    )
+
+
+def _usable(cap: Capability[Any, Any], principal: Principal | None, runtime: Runtime) -> bool:
+    """Whether the caller could get anything but a refusal from the tool: the right it needs
+    held on some scope (a tool's scope is named per call), or no credentials needed."""
+    if principal is None:
+        return cap.admits_anonymous(runtime.config)
+    held = principal.strongest_right()
+    return "mcp" in principal.channels and held is not None and held >= cap.right
 
 
 def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[Any]:
     # The schemas depend on the registry and the configuration, both fixed for a runtime; the
     # SDK asks for a tool's input schema on every call (header validation), so build them once.
-    tools = _tools(runtime)
-    schemas = {tool.name: tool.input_schema for tool in tools}
+    offered = [cap for cap in runtime.registry if cap.mcp is not None]
+    tools = {id(cap): _tool(cap, runtime) for cap in offered}
+    schemas = {tool.name: tool.input_schema for tool in tools.values()}
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        # Only what this grant can use: a read grant is not shown the write tools.
+        principal = principal_of(ctx)
+        return types.ListToolsResult(
+            tools=[tools[id(cap)] for cap in offered if _usable(cap, principal, runtime)]
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
