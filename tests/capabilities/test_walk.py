@@ -50,7 +50,7 @@ from groundnote.runtime import Runtime, build_registry, open_runtime
 from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.http.approval import approval_registry
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 from tests.conftest import mcp_body
 from tests.context.project import write_project
 from tests.surfaces.conftest import free_port

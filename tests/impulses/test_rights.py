@@ -13,7 +13,7 @@ from mcp import Client
 from groundnote.auth import Right
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.main import cli
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 from tests.conftest import make_principal, mcp_body
 from tests.impulses.conftest import count
 

@@ -27,7 +27,7 @@ from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 from tests.conftest import mcp_body
 
 SURFACES = ["direct", "http", "mcp", "cli"]

@@ -14,8 +14,8 @@ from mcp import Client
 
 from groundnote.auth import Right
 from groundnote.runtime import Runtime
-from groundnote.surfaces.mcp import build_server
 from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
+from groundnote.surfaces.mcp.server import build_server
 from tests.conftest import make_principal
 
 BUDGET = 40_000  # DESIGN §13: tools/list for a grant with every right

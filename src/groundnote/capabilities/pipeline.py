@@ -32,7 +32,7 @@ from groundnote.domain.errors import (
 from groundnote.domain.ids import scope_of
 from groundnote.store.home import Home
 
-__all__ = ["PIPELINE", "Admission", "Call", "Step", "validation_error"]
+__all__ = ["PIPELINE", "Admission", "Call", "Step", "usable", "validation_error"]
 
 
 @dataclass(frozen=True)
@@ -179,3 +179,16 @@ def admit_tenancy(call: Call) -> None:
 
 
 PIPELINE: tuple[Step, ...] = (authenticate, check_channel, validate, admit_tenancy)
+
+
+def usable(
+    cap: Capability[Any, Any], principal: Principal | None, channel: str, config: Config
+) -> bool:
+    """Whether some call of `cap` could pass the pipeline for this caller on `channel`: what
+    a surface lists for it (an MCP grant is shown only the tools it can use)."""
+    if channel not in cap.channels:
+        return False
+    if principal is None:
+        return cap.admits_anonymous(config)
+    held = principal.strongest_right()
+    return channel in principal.channels and held is not None and held >= cap.right

@@ -14,10 +14,9 @@ from typing import Any
 import anyio
 import click
 import uvicorn
-from mcp.server.stdio import stdio_server
 from rich.console import Console
 
-from groundnote.auth import Right, create_grant, list_grants
+from groundnote.auth import Principal, Right, create_grant, list_grants
 from groundnote.config import load_config
 from groundnote.domain.errors import AuthRequired
 from groundnote.runtime import Runtime
@@ -26,7 +25,10 @@ from groundnote.surfaces.cli.demo import DEMO_SCOPE, load_demo
 from groundnote.surfaces.cli.served import record_served
 from groundnote.surfaces.cli.session import CliSession, is_home
 from groundnote.surfaces.http import create_app
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp import front
+from groundnote.surfaces.mcp.front import Front
+from groundnote.surfaces.mcp.server import build_server
+from groundnote.surfaces.mcp.stdio import serve_stdio
 
 __all__ = ["AGENT_GRANT", "client_config", "groundnote_command", "mcp_command", "serve_command"]
 
@@ -205,12 +207,13 @@ def mcp_command(session: CliSession, token: str | None) -> None:
             err=True,
         )
         sys.exit(2)
-    server = build_server(runtime, lambda _ctx: principal)
+    presented = token or session.token
+
+    def caller(_ctx: object) -> Principal | None:
+        # Checked on every call, so that a revoked or expired grant stops at once.
+        return runtime.presented(presented)
+
+    server = build_server(runtime, caller)
     readable = principal.readable_scopes(runtime.home.scope_names())
     threading.Thread(target=runtime.warm, args=(readable,), name="warm", daemon=True).start()
-
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(run)
+    anyio.run(serve_stdio, server, front.claimed or Front.claim())

@@ -23,7 +23,7 @@ from groundnote.surfaces.http.approval import add_approval_routes
 from groundnote.surfaces.http.errors import error_response, install_error_handlers
 from groundnote.surfaces.http.impulses import add_impulse_routes
 from groundnote.surfaces.http.routes import SchemaSink, add_capability_routes, bearer_token
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 
 __all__ = ["create_app"]
 

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from groundnote import __version__
 from groundnote.auth import Principal
-from groundnote.capabilities import Capability
+from groundnote.capabilities import Capability, usable
 from groundnote.domain.errors import GroundnoteError, NotFound
 from groundnote.runtime import Runtime
 from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
@@ -29,7 +29,8 @@ from groundnote.surfaces.mcp.schema import input_schema, output_schema
 
 __all__ = ["PrincipalResolver", "build_server", "error_result"]
 
-# How a call finds its caller: fixed for stdio (`--token`), the bearer token per HTTP request.
+# How a call finds its caller: the `--token` on stdio, the bearer token per HTTP request; both
+# checked per call (raising auth-required once the grant is revoked or expired).
 PrincipalResolver = Callable[[ServerRequestContext[Any, Any]], Principal | None]
 
 
@@ -62,15 +63,6 @@ def _tool(cap: Capability[Any, Any], runtime: Runtime) -> types.Tool:
     )
 
 
-def _usable(cap: Capability[Any, Any], principal: Principal | None, runtime: Runtime) -> bool:
-    """Whether the caller could get anything but a refusal from the tool: the right it needs
-    held on some scope (a tool's scope is named per call), or no credentials needed."""
-    if principal is None:
-        return cap.admits_anonymous(runtime.config)
-    held = principal.strongest_right()
-    return "mcp" in principal.channels and held is not None and held >= cap.right
-
-
 def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[Any]:
     # The schemas depend on the registry and the configuration, both fixed for a runtime; the
     # SDK asks for a tool's input schema on every call (header validation), so build them once.
@@ -82,9 +74,14 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         # Only what this grant can use: a read grant is not shown the write tools.
-        principal = principal_of(ctx)
+        try:
+            principal = principal_of(ctx)
+        except GroundnoteError as exc:  # a grant revoked or expired since the session began
+            raise MCPError(types.INVALID_REQUEST, exc.message, data=exc.body()) from exc
         return types.ListToolsResult(
-            tools=[tools[id(cap)] for cap in offered if _usable(cap, principal, runtime)]
+            tools=[
+                tools[id(cap)] for cap in offered if usable(cap, principal, "mcp", runtime.config)
+            ]
         )
 
     async def call_tool(
@@ -98,10 +95,14 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
                     remedy="Call tools/list and use one of the tools it names.",
                 )
             )
-        call = partial(
-            runtime.invoke, cap, params.arguments or {}, principal=principal_of(ctx), channel="mcp"
-        )
         try:
+            call = partial(
+                runtime.invoke,
+                cap,
+                params.arguments or {},
+                principal=principal_of(ctx),
+                channel="mcp",
+            )
             out = await anyio.to_thread.run_sync(call)
         except GroundnoteError as exc:
             return error_result(exc)
