@@ -12,11 +12,11 @@ from fastapi.openapi.utils import get_openapi
 from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from groundnote import __version__
 from groundnote.auth import Principal
-from groundnote.domain.errors import AuthRequired
+from groundnote.domain.errors import AuthRequired, NotFound
 from groundnote.impulses import prune_periodically
 from groundnote.runtime import Runtime
 from groundnote.surfaces.http.approval import add_approval_routes
@@ -30,12 +30,17 @@ __all__ = ["create_app"]
 PRINCIPAL_KEY = "groundnote.principal"
 
 
+SESSION_HEADER = "mcp-session-id"
+
+
 class _BearerGuard:
-    """Refuses an MCP request without valid credentials before the SDK sees it."""
+    """Refuses an MCP request without valid credentials before the SDK sees it, and one that
+    presents another grant's session: a session belongs to the grant that opened it."""
 
     def __init__(self, runtime: Runtime, app: Any) -> None:
         self.runtime = runtime
         self.app = app
+        self.owners: dict[str, str] = {}  # session id → the grant that opened it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
@@ -50,12 +55,34 @@ class _BearerGuard:
                         "create NAME --scope SCOPE:propose --channel mcp`."
                     ),
                 )
-        except AuthRequired as exc:
+            session = headers.get(SESSION_HEADER)
+            owner = self.owners.get(session) if session else None
+            if owner is not None and owner != principal.id:
+                # The answer of a session that does not exist, so that it tells nothing.
+                raise NotFound(
+                    "There is no MCP session with this Mcp-Session-Id.",
+                    remedy="Start a new session: send initialize without Mcp-Session-Id.",
+                )
+        except (AuthRequired, NotFound) as exc:
             await error_response(exc)(scope, receive, send)
             return
         # The SDK hands each tool call this request's scope; the call reads its caller there.
         scope[PRINCIPAL_KEY] = principal
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, self._recording(send, principal.id, scope["method"]))
+        if session and scope["method"] == "DELETE":
+            self.owners.pop(session, None)
+
+    def _recording(self, send: Send, grant: str, method: str) -> Send:
+        """Notes the owner of a session the SDK opens with this response."""
+
+        async def recorded(message: Message) -> None:
+            if message["type"] == "http.response.start" and method == "POST":
+                for key, value in message.get("headers", []):
+                    if key.decode("latin-1").lower() == SESSION_HEADER:
+                        self.owners.setdefault(value.decode("latin-1"), grant)
+            await send(message)
+
+        return recorded
 
 
 def _transport_security(runtime: Runtime) -> TransportSecuritySettings:
