@@ -73,3 +73,20 @@ def test_another_grant_cannot_use_call_attach_or_delete_a_session(
     assert own != session
     assert httpx.post(url, json=LIST, headers=_headers(other, own)).status_code == 200
     assert httpx.request("DELETE", url, headers=_headers(owner, session)).status_code == 200
+
+
+def test_a_401_points_to_protected_resource_metadata(live_server: str) -> None:
+    """RFC 9728: a client learns that a bearer token is expected, and that there is no OAuth
+    authorization server to send the person to."""
+    refused = httpx.post(f"{live_server}/mcp", json=LIST, headers={"Accept": ACCEPT})
+    assert refused.status_code == 401
+    challenge = refused.headers["www-authenticate"]
+    assert challenge.startswith("Bearer resource_metadata=")
+    url = challenge.split('"')[1]
+    assert url == f"{live_server}/.well-known/oauth-protected-resource"
+    for path in (url, url + "/mcp"):
+        metadata = httpx.get(path).json()
+        assert metadata["resource"] == f"{live_server}/mcp"
+        assert metadata["bearer_methods_supported"] == ["header"]
+        assert metadata["authorization_servers"] == []
+    assert "grant create" in refused.json()["remedy"]

@@ -22,6 +22,7 @@ from groundnote.runtime import Runtime
 from groundnote.surfaces.http.approval import add_approval_routes
 from groundnote.surfaces.http.errors import error_response, install_error_handlers
 from groundnote.surfaces.http.impulses import add_impulse_routes
+from groundnote.surfaces.http.resource_metadata import add_resource_metadata, challenge
 from groundnote.surfaces.http.routes import SchemaSink, add_capability_routes, bearer_token
 from groundnote.surfaces.mcp.server import build_server
 
@@ -64,7 +65,10 @@ class _BearerGuard:
                     remedy="Start a new session: send initialize without Mcp-Session-Id.",
                 )
         except (AuthRequired, NotFound) as exc:
-            await error_response(exc)(scope, receive, send)
+            response = error_response(exc)
+            if exc.status == 401:  # where a client reads that a bearer token is expected
+                response.headers["WWW-Authenticate"] = challenge(self.runtime.config, scope)
+            await response(scope, receive, send)
             return
         # The SDK hands each tool call this request's scope; the call reads its caller there.
         scope[PRINCIPAL_KEY] = principal
@@ -132,6 +136,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     )
     add_approval_routes(app, runtime, sink)
     add_impulse_routes(app, runtime)
+    add_resource_metadata(app, runtime.config)
     for route in mcp_app.routes:
         assert isinstance(route, Route)
         app.router.routes.append(Route(route.path, endpoint=_BearerGuard(runtime, route.app)))
