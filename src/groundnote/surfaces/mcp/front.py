@@ -37,6 +37,7 @@ __all__ = [
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 CAPABILITIES: dict[str, Any] = {
     "prompts": {"listChanged": False},
+    "resources": {"listChanged": False, "subscribe": False},
     "tools": {"listChanged": False},
 }
 

@@ -41,6 +41,8 @@ FAMILIES = (
     "Concepts (concept_*): learned know-how of your organisation that automations reuse; get one "
     "with concept_upsert_by_signature, record each use with its outcome, relate concepts with "
     "concept_link. These writes need no approval but are audited. "
+    "Resources (groundnote://{scope}/tree, …/entities/{id}, …/rules/{id}, …/knowledge/{id}) "
+    "show the same as the reading tools, for hosts that let the person attach them. "
     "Every tool answer may carry next: up to three suggested calls, with arguments where they "
     "are known; a refusal carries error, message, remedy and next as JSON text. When an answer "
     "says to ask the person, ask before you act."

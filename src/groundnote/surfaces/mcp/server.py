@@ -24,6 +24,7 @@ from groundnote.auth import Principal
 from groundnote.capabilities import Capability, usable
 from groundnote.domain.errors import GroundnoteError, NotFound
 from groundnote.runtime import Runtime
+from groundnote.surfaces.mcp import resources
 from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
 from groundnote.surfaces.mcp.schema import input_schema, output_schema
 
@@ -153,6 +154,26 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
             ],
         )
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params else None
+        listing = partial(resources.list_resources, runtime, cursor, partial(principal_of, ctx))
+        return await anyio.to_thread.run_sync(listing)
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resources.TEMPLATES)
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        read = partial(
+            resources.read_resource, runtime, str(params.uri), partial(principal_of, ctx)
+        )
+        return await anyio.to_thread.run_sync(read)
+
     return Server(
         "groundnote",
         version=__version__,
@@ -162,4 +183,7 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
         on_call_tool=call_tool,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
     )
