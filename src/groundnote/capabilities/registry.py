@@ -24,6 +24,7 @@ from groundnote.capabilities.context import Context, Services
 from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
 from groundnote.capabilities.pipeline import PIPELINE, Call, Step
 from groundnote.config import Config
+from groundnote.domain.cancel import cancellable
 from groundnote.domain.errors import GroundnoteError, Internal, from_backstop
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
@@ -203,15 +204,16 @@ class Registry:
     def _log(self, ctx: Context, scope: str | None, outcome: str) -> None:
         if ctx.log.written:
             return
-        _write_row(
-            ctx.home,
-            ctx.log,
-            _row(ctx.home, ctx.principal, ctx.channel, outcome, ctx.input_sha256),
-            instance_operation=ctx.logged_as,
-            request_id=ctx.request_id,
-            scope=scope,
-            scope_operation=ctx.capability.log_operation,
-        )
+        with cancellable(None):  # the log row records every outcome, a cancellation too
+            _write_row(
+                ctx.home,
+                ctx.log,
+                _row(ctx.home, ctx.principal, ctx.channel, outcome, ctx.input_sha256),
+                instance_operation=ctx.logged_as,
+                request_id=ctx.request_id,
+                scope=scope,
+                scope_operation=ctx.capability.log_operation,
+            )
 
 
 def _row(

@@ -17,7 +17,8 @@
     │   ├── HasChildren                  has-children
     │   ├── StateChanged                 state-changed
     │   ├── VersionOutdated              version-outdated
-    │   └── AlreadyDecided               already-decided
+    │   ├── AlreadyDecided               already-decided
+    │   └── Cancelled                    cancelled
     ├── PayloadTooLarge                  payload-too-large      413
     ├── DepthLimit                       depth-limit            422
     └── Internal                         internal               500
@@ -34,6 +35,7 @@ from typing import Any, ClassVar
 __all__ = [
     "AlreadyDecided",
     "AuthRequired",
+    "Cancelled",
     "ChannelNotAllowed",
     "Conflict",
     "Cycle",
@@ -206,6 +208,14 @@ class DepthLimit(GroundnoteError):
     code = "depth-limit"
     status = 422
     default_remedy = "Ask for fewer levels and expand nodes step by step."
+
+
+class Cancelled(Conflict):
+    """The caller cancelled the call before its write committed (MCP `notifications/cancelled`);
+    nothing was written."""
+
+    code = "cancelled"
+    default_remedy = "Nothing was written; call again if it is still wanted."
 
 
 class Internal(GroundnoteError):

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from groundnote.domain.cancel import check_before_commit
 from groundnote.store.gate import WriteGate
 
 __all__ = ["Database", "connect", "gate_for"]
@@ -93,6 +94,7 @@ class Database:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                check_before_commit()  # a call cancelled by now writes nothing
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise

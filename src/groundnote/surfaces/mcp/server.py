@@ -9,6 +9,8 @@ error body of every surface (without structured content: see `error_result`).
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -19,10 +21,12 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
 
 from groundnote import __version__
 from groundnote.auth import Principal
 from groundnote.capabilities import Capability, usable
+from groundnote.domain.cancel import cancellable
 from groundnote.domain.errors import GroundnoteError, NotFound
 from groundnote.domain.progress import Progress
 from groundnote.runtime import Runtime
@@ -31,6 +35,8 @@ from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
 from groundnote.surfaces.mcp.schema import input_schema, output_schema
 
 __all__ = ["PrincipalResolver", "build_server", "error_result"]
+
+log = logging.getLogger(__name__)
 
 # How a call finds its caller: the `--token` on stdio, the bearer token per HTTP request; both
 # checked per call (raising auth-required once the grant is revoked or expired).
@@ -64,6 +70,24 @@ def _tool(cap: Capability[Any, Any], runtime: Runtime) -> types.Tool:
             open_world_hint=cap.annotations.open_world,
         ),
     )
+
+
+async def _cancellable(call: Callable[[], BaseModel]) -> BaseModel:
+    """Runs the call on a worker thread; when the client cancels it, the thread is left to
+    finish, and its next commit rolls back (domain/cancel.py), so a cancelled write that has
+    not committed yet writes nothing."""
+    event = threading.Event()
+
+    def run() -> BaseModel:
+        with cancellable(event):
+            return call()
+
+    try:
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        event.set()
+        log.info("a call was cancelled by the client; its writes not yet committed roll back")
+        raise
 
 
 def _progress(ctx: ServerRequestContext[Any, Any]) -> Progress:
@@ -120,7 +144,7 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
                 channel="mcp",
                 progress=_progress(ctx),
             )
-            out = await anyio.to_thread.run_sync(call)
+            out = await _cancellable(call)
         except GroundnoteError as exc:
             return error_result(exc)
         data = out.model_dump(mode="json")
