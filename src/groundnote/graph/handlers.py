@@ -95,11 +95,29 @@ def _check_scope(scope: str, entity_id: str) -> None:
 
 
 def _after_write(entity: EntityOut) -> list[Next]:
-    steps = [Next(tool="link_propose", why=f"file the item under {entity.name}")]
+    steps = [
+        Next(
+            tool="link_propose",
+            arguments={"scope": entity.scope, "to_ref": f"entity/{entity.id}"},
+            why=f"file the item under {entity.name}: add from_ref, type and confidence",
+        )
+    ]
     if entity.parent_id:
-        steps.append(Next(tool="entity_tree", why=f"see the siblings under {entity.parent_id}"))
+        steps.append(
+            Next(
+                tool="entity_tree",
+                arguments={"scope": entity.scope, "id": entity.parent_id},
+                why=f"see the siblings under {entity.parent_id}",
+            )
+        )
     else:
-        steps.append(Next(tool="entity_tree", why="see the top level of the scope"))
+        steps.append(
+            Next(
+                tool="entity_tree",
+                arguments={"scope": entity.scope},
+                why="see the top level of the scope",
+            )
+        )
     return steps
 
 
@@ -359,12 +377,16 @@ def _tree(ctx: Context, scope: str, entity_id: str | None, depth: int, page: int
         steps.append(
             Next(
                 tool="entity_tree",
+                arguments={"scope": scope, "id": hidden.id},
                 why=f"expand {hidden.id} ({hidden.name}): "
                 f"{hidden.hidden_children} children not shown",
             )
         )
     if page < pages:
-        steps.append(Next(tool="entity_tree", why=f"see page {page + 1} of {pages}"))
+        arguments = {"scope": scope, "page": page + 1} | ({"id": entity_id} if entity_id else {})
+        steps.append(
+            Next(tool="entity_tree", arguments=arguments, why=f"see page {page + 1} of {pages}")
+        )
     if not steps and nodes:
         steps.append(Next(tool="entity_path", why="check the place of a node before filing"))
     return TreeOutput(
