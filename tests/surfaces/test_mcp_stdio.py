@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from groundnote.auth import Principal, Right, create_grant, revoke_grant
+from groundnote.domain.clock import FixedClock
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.entry import runs_mcp
 from groundnote.surfaces.mcp.front import HANDSHAKE_VERSIONS, early_initialize_result
-from groundnote.surfaces.mcp.server import build_server
+from groundnote.surfaces.mcp.server import build_server, checked_each_call
 from tests.conftest import mcp_body
 
 pytestmark = pytest.mark.anyio
@@ -150,3 +152,28 @@ async def test_a_revoked_grant_stops_at_once_on_stdio(runtime: Runtime, home_pat
         with pytest.raises(MCPError) as listing:
             await client.list_tools()
         assert listing.value.error.data["error"] == "auth-required"
+
+
+def test_an_expired_grant_stops_at_once(runtime: Runtime, clock: FixedClock) -> None:
+    """What `groundnote mcp` serves with (checked_each_call), on a clock moved past expiry."""
+    runtime.home.create_scope("sales")
+    _, token = create_grant(
+        runtime.home.instance,
+        "brief",
+        rights={"sales": Right.READ},
+        channels=["mcp"],
+        org="local",
+        now=runtime.home.clock.instant(),
+        expires_at="2026-11-30T10:00:00.000Z",
+    )
+
+    async def run() -> tuple[bool, dict[str, Any]]:
+        async with Client(build_server(runtime, checked_each_call(runtime, token))) as client:
+            before = await client.call_tool("status", {"scope": "sales"})
+            clock.moment = datetime(2026, 11, 30, 10, 0, 1, tzinfo=UTC)
+            after = await client.call_tool("status", {"scope": "sales"})
+        return before.is_error, mcp_body(after)
+
+    refused_before, after = anyio.run(run)
+    assert refused_before is False
+    assert after["error"] == "auth-required"

@@ -16,7 +16,7 @@ import click
 import uvicorn
 from rich.console import Console
 
-from groundnote.auth import Principal, Right, create_grant, list_grants
+from groundnote.auth import Right, create_grant, list_grants
 from groundnote.config import load_config
 from groundnote.domain.errors import AuthRequired
 from groundnote.runtime import Runtime
@@ -27,7 +27,7 @@ from groundnote.surfaces.cli.session import CliSession, is_home
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.mcp import front
 from groundnote.surfaces.mcp.front import Front
-from groundnote.surfaces.mcp.server import build_server
+from groundnote.surfaces.mcp.server import build_server, checked_each_call
 from groundnote.surfaces.mcp.stdio import serve_stdio
 
 __all__ = ["AGENT_GRANT", "client_config", "groundnote_command", "mcp_command", "serve_command"]
@@ -207,13 +207,7 @@ def mcp_command(session: CliSession, token: str | None) -> None:
             err=True,
         )
         sys.exit(2)
-    presented = token or session.token
-
-    def caller(_ctx: object) -> Principal | None:
-        # Checked on every call, so that a revoked or expired grant stops at once.
-        return runtime.presented(presented)
-
-    server = build_server(runtime, caller)
+    server = build_server(runtime, checked_each_call(runtime, token or session.token))
     readable = principal.readable_scopes(runtime.home.scope_names())
     threading.Thread(target=runtime.warm, args=(readable,), name="warm", daemon=True).start()
     anyio.run(serve_stdio, server, front.claimed or Front.claim())

@@ -34,13 +34,23 @@ from groundnote.surfaces.mcp import resources
 from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
 from groundnote.surfaces.mcp.schema import input_schema, output_schema
 
-__all__ = ["PrincipalResolver", "build_server", "error_result"]
+__all__ = ["PrincipalResolver", "build_server", "checked_each_call", "error_result"]
 
 log = logging.getLogger(__name__)
 
 # How a call finds its caller: the `--token` on stdio, the bearer token per HTTP request; both
 # checked per call (raising auth-required once the grant is revoked or expired).
 PrincipalResolver = Callable[[ServerRequestContext[Any, Any]], Principal | None]
+
+
+def checked_each_call(runtime: Runtime, token: str | None) -> PrincipalResolver:
+    """The caller behind a token fixed for the process (stdio's `--token`), looked up on every
+    call, so that revoking the grant or its expiry takes effect at once (about 25 µs)."""
+
+    def caller(_ctx: ServerRequestContext[Any, Any]) -> Principal | None:
+        return runtime.presented(token)
+
+    return caller
 
 
 def error_result(error: GroundnoteError) -> types.CallToolResult:
