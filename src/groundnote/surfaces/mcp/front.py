@@ -70,13 +70,15 @@ class Front:
     def claim(cls) -> Front:
         """Take fd 0 and fd 1 for the protocol. fd 1 then points at stderr, so that stray
         output of any library lands in the log instead of corrupting the wire."""
-        wire = os.fdopen(os.dup(1), "wb", buffering=0)
+        wire = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)
-        return cls(os.fdopen(os.dup(0), "rb", buffering=0), wire)
+        # Buffered: a raw file's readline reads byte by byte (a syscall per byte).
+        return cls(os.fdopen(os.dup(0), "rb"), wire)
 
     def write(self, data: bytes) -> None:
         with self._lock:
             self._wire.write(data.rstrip(b"\n") + b"\n")
+            self._wire.flush()
 
     def _read(self) -> None:
         first = True
