@@ -75,6 +75,12 @@ def _assert_host_sees_everything(seen: dict[str, Any]) -> None:
     assert body["next"][0]["tool"] == "entity_path"
     assert body["next"][0]["arguments"] == {"scope": "sales", "id": entity_id}
 
+    uris = [r["uri"] for r in seen["resources"]["result"]["resources"]]
+    assert "groundnote://sales/tree" in uris
+    assert f"groundnote://sales/entities/{entity_id}" in uris
+    assert "Müller Logistik GmbH" in seen["tree"]["result"]["contents"][0]["text"]
+    assert seen["foreign"]["thrown"]["data"]["error"] == "scope-not-allowed"
+
 
 def test_typescript_sdk_over_stdio(
     runtime: Runtime, scope: str, home_path: Path, agent_token: str, tmp_path: Path
