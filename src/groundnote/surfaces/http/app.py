@@ -72,17 +72,22 @@ class _BearerGuard:
             return
         # The SDK hands each tool call this request's scope; the call reads its caller there.
         scope[PRINCIPAL_KEY] = principal
-        await self.app(scope, receive, self._recording(send, principal.id, scope["method"]))
-        if session and scope["method"] == "DELETE":
-            self.owners.pop(session, None)
+        await self.app(
+            scope, receive, self._recording(send, principal.id, scope["method"], session)
+        )
 
-    def _recording(self, send: Send, grant: str, method: str) -> Send:
-        """Notes the owner of a session the SDK opens with this response."""
+    def _recording(self, send: Send, grant: str, method: str, session: str | None) -> Send:
+        """Notes the owner of a session the SDK opens with this response, and forgets one the
+        SDK has ended (deleted, or unknown to it: expired)."""
 
         async def recorded(message: Message) -> None:
-            if message["type"] == "http.response.start" and method == "POST":
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                ended = (method == "DELETE" and status < 300) or status == 404
+                if session and ended:  # kept while the session lives: unowned, anyone's
+                    self.owners.pop(session, None)
                 for key, value in message.get("headers", []):
-                    if key.decode("latin-1").lower() == SESSION_HEADER:
+                    if method == "POST" and key.decode("latin-1").lower() == SESSION_HEADER:
                         self.owners.setdefault(value.decode("latin-1"), grant)
             await send(message)
 
