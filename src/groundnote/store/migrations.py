@@ -116,6 +116,12 @@ def migrate(db: Database, subsystem: str, migrations: list[Migration], applied_a
                 )
             continue
         with db.write() as conn:
+            # Another process opening the same file may have applied it since `done` was read.
+            if conn.execute(
+                "SELECT 1 FROM migrations WHERE subsystem = ? AND version = ?",
+                (subsystem, migration.version),
+            ).fetchone():
+                continue
             for statement in split_sql(migration.sql):
                 conn.execute(statement)
             conn.execute(
