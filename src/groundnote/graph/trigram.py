@@ -118,7 +118,7 @@ class TrigramIndex:
                     self._put(seq, rows[seq])
 
     def reset(self) -> None:
-        """Forget everything; the next use rebuilds from entity_fts (after rebuild_fts)."""
+        """Forget everything; the next use rebuilds from entity_fts."""
         with self._lock:
             self._clear()
             self._watch.forget()
