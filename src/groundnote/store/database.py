@@ -6,8 +6,8 @@ thread that holds the gate's permit, and the snapshot connection (the change rec
 catch-up, `store.changes`) only under its lock.
 
 Several processes may write one file. Their writers queue in this process's FIFO gate, then
-in SQLite's lock (`BEGIN IMMEDIATE`, retried by SQLite's busy handler). Either wait is bounded
-by `busy_timeout` seconds; past it the caller gets `Busy` (503, retry), never SQLite's
+in SQLite's lock (`BEGIN IMMEDIATE`, retried by SQLite's busy handler). Both waits together are
+bounded by `busy_timeout` seconds; past it the caller gets `Busy` (503, retry), never SQLite's
 `database is locked`.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,14 +120,17 @@ class Database:
     def write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (`BEGIN IMMEDIATE`), committed on success, rolled back on error.
 
-        Waiting for the gate and for SQLite's lock together takes at most about twice
-        `busy_timeout`; each is bounded by it and answers `Busy` past it.
+        Waiting for the gate and then for SQLite's lock share one deadline, `busy_timeout`
+        from now; past it the caller gets `Busy`.
         """
+        deadline = time.monotonic() + self.busy_timeout
         try:
             with self.gate.permit(self.busy_timeout):
                 if self._writer is None:
                     self._writer = self._connect()
                 conn = self._writer
+                left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+                conn.execute(f"PRAGMA busy_timeout={left_ms}")
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield conn
