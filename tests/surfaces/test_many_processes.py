@@ -2,7 +2,8 @@
 `groundnote mcp` stdio processes driven by the official MCP client, and the command line, all
 on one home. What any one writes, every other resolves on its next call (exact, umlaut spelling,
 one typo) and refuses to duplicate (literally and similarly), although each of them had built
-its resolve index before the write."""
+its resolve index before the write. (The command line starts afresh for every call, so as a
+reader it holds no state; it is here for its writes, which the long-lived processes must see.)"""
 
 from __future__ import annotations
 
