@@ -225,6 +225,16 @@ class ServerConfig(_Section):
     )
 
 
+class StoreConfig(_Section):
+    busy_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description="How long a write waits for other writers of the same store file (other "
+        "processes on the home included) before it is refused with `busy` (503, retry).",
+    )
+
+
 class Config(_Section):
     zone: str = Field("Europe/Berlin", description="IANA zone in which days are counted.")
     public_url: str | None = Field(
@@ -239,6 +249,7 @@ class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     impulses: ImpulsesConfig = Field(default_factory=ImpulsesConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
 
     @field_validator("zone")
     @classmethod

@@ -25,7 +25,7 @@ from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
 from groundnote.capabilities.pipeline import PIPELINE, Call, Step
 from groundnote.config import Config
 from groundnote.domain.cancel import cancellable
-from groundnote.domain.errors import GroundnoteError, Internal, from_backstop
+from groundnote.domain.errors import Busy, GroundnoteError, Internal, from_backstop
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
@@ -246,5 +246,8 @@ def _write_row(
             return
         with home.instance.write() as conn:
             write_entry(conn, entry, operation=instance_operation, **fields)
+    except Busy:
+        # Other processes held the file past the busy timeout: expected under load, no trace.
+        log.warning("request %s: the operation log row was not written: file busy", request_id)
     except (GroundnoteError, sqlite3.Error):
         log.exception("request %s: the operation log row could not be written", request_id)

@@ -21,7 +21,8 @@
     │   └── Cancelled                    cancelled
     ├── PayloadTooLarge                  payload-too-large      413
     ├── DepthLimit                       depth-limit            422
-    └── Internal                         internal               500
+    ├── Internal                         internal               500
+    └── Busy                             busy                   503
 
 Each class knows its code, HTTP status and default remedy; an instance may carry a more
 precise remedy, up to three `next` steps and the extras of seed 000 §8 (`candidates`,
@@ -35,6 +36,7 @@ from typing import Any, ClassVar
 __all__ = [
     "AlreadyDecided",
     "AuthRequired",
+    "Busy",
     "Cancelled",
     "ChannelNotAllowed",
     "Conflict",
@@ -221,6 +223,18 @@ class Cancelled(Conflict):
 class Internal(GroundnoteError):
     code = "internal"
     status = 500
+
+
+class Busy(GroundnoteError):
+    """Other writers held the store file longer than `store.busy_timeout_seconds`."""
+
+    code = "busy"
+    status = 503
+    default_remedy = (
+        "Retry the same call in a moment: other processes were writing the same scope and "
+        "nothing of this call was written. If it keeps happening, the operator can raise "
+        "store.busy_timeout_seconds."
+    )
 
 
 def error_classes() -> list[type[GroundnoteError]]:

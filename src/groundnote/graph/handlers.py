@@ -218,7 +218,7 @@ def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
         # Read back on the writer: the answer is exactly what commits, and the writer's page
         # cache is warm, while a reader's is dropped after every commit.
         entity, path = _entity(ctx, value.scope, written.id)
-    fts.published(db, [written.seq])
+    fts.published(db)
     return CreateOutput(entity=entity, created=True, path=path, next=_after_write(entity))
 
 
@@ -271,7 +271,7 @@ def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
         if written.overridden:
             ctx.log.stages = {"overridden": written.overridden}
     if written.changed:
-        fts.published(db, [written.seq])
+        fts.published(db)
     entity, path = _entity(ctx, value.scope, value.id)
     return UpdateOutput(
         entity=entity,

@@ -39,12 +39,17 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
         (413, "payload-too-large"),
         (422, "depth-limit"),
         (500, "internal"),
+        (503, "busy: other writers held the scope file too long; retry"),
     ]
 }
 
 
 def error_response(error: GroundnoteError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    headers = None
+    if error.status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
+    elif error.status == 503:
+        headers = {"Retry-After": "1"}
     return JSONResponse(error.body(), status_code=error.status, headers=headers)
 
 
