@@ -24,7 +24,7 @@ from groundnote.capabilities.context import Context, Services
 from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
 from groundnote.capabilities.pipeline import PIPELINE, Call, Step
 from groundnote.config import Config
-from groundnote.domain.errors import GroundnoteError, Internal, from_backstop
+from groundnote.domain.errors import GroundnoteError, Internal, ValidationFailed, from_backstop
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
@@ -37,10 +37,14 @@ AnyCapability = Capability[Any, Any]
 
 
 def input_sha256(raw: Any) -> str:
-    canonical = json.dumps(
-        raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    try:
+        canonical = json.dumps(
+            raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+        )
+    except (RecursionError, ValueError):
+        # Input too deep to encode (the pipeline refuses it) is still logged, by its shape.
+        canonical = repr(type(raw))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,13 @@ class Registry:
         except GroundnoteError as exc:
             self._log(ctx, log_scope, exc.code)
             raise
+        except OverflowError as exc:
+            # A number the input model left unbounded, too large for the store.
+            self._log(ctx, log_scope, ValidationFailed.code)
+            raise ValidationFailed(
+                "A number in the input is too large.",
+                remedy="Give numbers within the ranges the reference page of the operation names.",
+            ) from exc
         except sqlite3.IntegrityError as exc:
             known = from_backstop(str(exc))
             self._log(ctx, log_scope, known.code if known else "internal")

@@ -156,7 +156,7 @@ class ListRulesInput(StrictModel):
         None, min_length=1, max_length=500, description="Words the rule contains."
     )
     limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=1_000_000_000)
 
 
 class RuleList(BaseModel):
@@ -168,7 +168,7 @@ class RuleList(BaseModel):
 class ScopePageInput(StrictModel):
     scope: ScopeName
     limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=1_000_000_000)
 
 
 class ProvenanceAttachment(BaseModel):

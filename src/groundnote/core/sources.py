@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from groundnote.core.fts import index_source
 from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day
+from groundnote.domain.ids import INSTANT_RE, Day, Instant
 
 __all__ = [
     "INSTANT_RE",
@@ -43,7 +43,6 @@ __all__ = [
 
 
 MESSAGE_ID_RE = r"^<[^<>\s]+>$"
-INSTANT_RE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"
 MAX_BODY = 1_000_000
 MAX_ATTACHMENT_TEXT = 2_000_000
 
@@ -88,9 +87,7 @@ class MailIn(StrictModel):
     sender: Address | None = Field(None, description="The From header.")
     to: list[Address] = Field(default_factory=list, max_length=500)
     cc: list[Address] = Field(default_factory=list, max_length=500)
-    sent_at: str | None = Field(
-        None, pattern=INSTANT_RE, description="UTC instant of the Date header."
-    )
+    sent_at: Instant | None = Field(None, description="UTC instant of the Date header.")
     body: str = Field("", max_length=MAX_BODY, description="The body as plain text.")
     in_reply_to: MessageId | None = Field(None, description="The In-Reply-To header: <message-id>.")
     references: list[MessageId] = Field(default_factory=list, max_length=200)

@@ -172,14 +172,14 @@ class UpdateOutput(_Guided):
 class TreeInput(StrictModel):
     scope: ScopeName
     id: EntityId | None = Field(None, description="The entity to expand; omitted: the top level.")
-    depth: int = Field(1, ge=1, description="Levels below the entity, at most 3.")
-    page: int = Field(1, ge=1, description="Page of the direct children, 50 per page.")
+    depth: int = Field(1, ge=1, le=1000, description="Levels below the entity, at most 3.")
+    page: int = Field(1, ge=1, le=100_000, description="Page of the direct children, 50 per page.")
 
 
 class ScopeTreeInput(StrictModel):
     scope: ScopeName
-    depth: int = Field(1, ge=1, description="Levels below the top, at most 3.")
-    page: int = Field(1, ge=1, description="Page of the top level, 50 per page.")
+    depth: int = Field(1, ge=1, le=1000, description="Levels below the top, at most 3.")
+    page: int = Field(1, ge=1, le=100_000, description="Page of the top level, 50 per page.")
 
 
 class TreeNode(BaseModel):
@@ -262,7 +262,7 @@ class LinkListInput(StrictModel):
     scope: ScopeName
     ref: Endpoint
     grouped: bool = Field(False, description="On an entity: everything about it and below.")
-    page: int = Field(1, ge=1)
+    page: int = Field(1, ge=1, le=100_000)
 
 
 class Entry(BaseModel):

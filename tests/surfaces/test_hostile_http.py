@@ -1,0 +1,154 @@
+"""Hostile requests against a real uvicorn on loopback (issue 15, items 1–4): each refused
+with a 4xx and the usual body, before it costs memory, and never with a 500."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from groundnote.surfaces.http.routes import MAX_BODY_BYTES
+
+CHUNK = b" " * 65536
+
+
+class Counted:
+    """A chunked body of `total` bytes that counts how much of it the server took."""
+
+    def __init__(self, total: int, head: bytes = b"") -> None:
+        self.total, self.head, self.sent = total, head, 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self.head:
+            self.sent += len(self.head)
+            yield self.head
+        while self.sent < self.total:
+            self.sent += len(CHUNK)
+            yield CHUNK
+
+
+def _post_streamed(url: str, body: Counted, headers: dict[str, str]) -> int | None:
+    """The status, or None when the server closed the connection before answering."""
+    try:
+        return httpx.post(url, content=iter(body), headers=headers, timeout=60).status_code
+    except httpx.HTTPError:
+        return None
+
+
+def test_a_body_without_credentials_is_refused_before_it_is_read(live_server: str) -> None:
+    body = Counted(200 * 1024 * 1024)
+    status = _post_streamed(live_server + "/v1/entities", body, {})
+    assert status == 401
+    # The socket buffers take a few MB at most; the 200 MB were never read.
+    assert body.sent < 32 * 1024 * 1024
+
+
+def test_an_oversized_body_is_refused_while_it_streams(live_server: str, agent_token: str) -> None:
+    body = Counted(100 * 1024 * 1024, head=b'{"scope": "sales", "name": "')
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    status = _post_streamed(live_server + "/v1/entities", body, headers)
+    assert status in (413, None)
+    assert body.sent < MAX_BODY_BYTES + 32 * 1024 * 1024
+
+
+def _raw_exchange(base: str, request: bytes) -> bytes:
+    """Send bytes on a fresh connection and read the answer until the server closes it."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_declared_length_above_the_limit_is_refused_at_once(
+    live_server: str, agent_token: str
+) -> None:
+    # Only two bytes follow the header: the answer comes from the declaration alone, and the
+    # server closes the connection instead of waiting for the rest.
+    request = (
+        "POST /v1/entities HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {agent_token}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {MAX_BODY_BYTES + 1}\r\n\r\n{{}}"
+    ).encode()
+    answer = _raw_exchange(live_server, request)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413"), head
+    assert json.loads(body)["error"] == "payload-too-large"
+
+
+def test_the_impulse_endpoint_counts_its_own_limit_as_bytes_arrive(live_server: str) -> None:
+    body = Counted(60 * 1024 * 1024, head=b'{"pointer": {"type": "x", "p": "')
+    status = _post_streamed(live_server + "/v2/impulses/resolve", body, {})
+    assert status in (400, None)  # the seed's status for a body over its limit
+    assert body.sent < 1024 * 1024 + 32 * 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params"),
+    [
+        ("GET", "/v1/scopes/sales/tree", {"page": "9223372036854775807"}),
+        ("GET", "/v1/scopes/sales/tree", {"page": "99999999999999999999999"}),
+        ("GET", "/v1/rules", {"scope": "sales", "offset": "1e20"}),
+        ("GET", "/v1/rules", {"scope": "sales", "offset": "100000000000000000000"}),
+    ],
+)
+def test_numbers_out_of_range_are_refused(
+    live_server: str, agent_token: str, method: str, path: str, params: dict[str, str]
+) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    response = httpx.request(method, live_server + path, params=params, headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == "validation-failed"
+
+
+def test_an_entity_tree_page_out_of_range_is_refused(
+    live_server: str, agent_token: str, runtime: object
+) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    made = httpx.post(
+        live_server + "/v1/entities",
+        json={"scope": "sales", "type": "customer", "name": "Acme"},
+        headers=headers,
+    )
+    assert made.status_code == 200, made.text
+    entity = made.json()["entity"]["id"]
+    response = httpx.get(
+        f"{live_server}/v1/entities/{entity}/tree",
+        params={"scope": "sales", "page": str(2**63 - 1)},
+        headers=headers,
+    )
+    assert response.status_code == 400, response.text
+
+
+@pytest.mark.parametrize("path", ["/v1/search", "/v2/impulses/resolve"])
+@pytest.mark.parametrize("authenticated", [True, False])
+def test_deeply_nested_json_is_refused(
+    live_server: str, agent_token: str, path: str, authenticated: bool
+) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"} if authenticated else {}
+    for depth in (100, 5000, 100_000):
+        body = b'{"pointer": ' + b"[" * depth + b"]" * depth + b"}"
+        response = httpx.post(live_server + path, content=body, headers=headers)
+        assert 400 <= response.status_code < 500, (depth, response.text)
+        assert response.status_code != 500
+
+
+def test_an_impossible_instant_is_refused(live_server: str, agent_token: str) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    source = {
+        "scope": "sales",
+        "source": {
+            "kind": "mail",
+            "id": "mail:<a@example.com>",
+            "subject": "Hello",
+            "sent_at": "2026-13-01T00:00:00Z",
+        },
+    }
+    response = httpx.post(live_server + "/v1/sources", json=source, headers=headers)
+    assert response.status_code == 400, response.text
+    assert "not an instant of the calendar" in response.text
