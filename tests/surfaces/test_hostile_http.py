@@ -152,3 +152,83 @@ def test_an_impossible_instant_is_refused(live_server: str, agent_token: str) ->
     response = httpx.post(live_server + "/v1/sources", json=source, headers=headers)
     assert response.status_code == 400, response.text
     assert "not an instant of the calendar" in response.text
+
+
+# -- item 3: days of the calendar ---------------------------------------------------------
+
+
+def _stored_mail(base: str, headers: dict[str, str]) -> str:
+    source = {
+        "scope": "sales",
+        "source": {"kind": "mail", "id": "mail:<m1@example.com>", "subject": "Terms"},
+    }
+    response = httpx.post(base + "/v1/sources", json=source, headers=headers)
+    assert response.status_code == 200, response.text
+    return "source/mail:<m1@example.com>"
+
+
+@pytest.mark.parametrize(
+    "dates",
+    [
+        {"valid_from": "2026-02-31"},
+        {"valid_from": "0000-00-00"},
+        {"valid_from": "2026-01-01", "valid_to": "9999-99-99"},
+    ],
+)
+def test_a_rule_with_an_impossible_day_is_refused(
+    live_server: str, agent_token: str, dates: dict[str, str]
+) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    ref = _stored_mail(live_server, headers)
+    rule = {
+        "scope": "sales",
+        "statement": "Invoices are paid within 30 days.",
+        "evidence": {"quote": "30 days", "refs": [ref]},
+        **dates,
+    }
+    response = httpx.post(live_server + "/v1/rules", json=rule, headers=headers)
+    assert response.status_code == 400, response.text
+    assert "not a day of the calendar" in response.text
+    listed = httpx.get(live_server + "/v1/rules", params={"scope": "sales"}, headers=headers)
+    assert listed.json()["rules"] == []
+
+
+def test_search_on_an_impossible_day_is_refused(live_server: str, agent_token: str) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    body = {"scope": "sales", "query": "invoice", "as_of": "2026-99-99"}
+    response = httpx.post(live_server + "/v1/search", json=body, headers=headers)
+    assert response.status_code == 400, response.text
+
+
+# -- item 4: names that show what they say ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Invoice \u202egnp.exe", "Acme\x00 GmbH", "Acme\u2066 GmbH", "Acme\nGmbH", "Acme\x1b[31m"],
+)
+def test_a_name_that_hides_or_reorders_text_is_refused(
+    live_server: str, agent_token: str, name: str
+) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    for body in (
+        {"scope": "sales", "type": "customer", "name": name},
+        {"scope": "sales", "type": "customer", "name": "Acme", "aliases": [name]},
+    ):
+        response = httpx.post(live_server + "/v1/entities", json=body, headers=headers)
+        assert response.status_code == 400, response.text
+        assert "send the text without it" in response.text
+
+
+def test_a_rule_statement_with_a_bidi_override_is_refused(
+    live_server: str, agent_token: str
+) -> None:
+    headers = {"Authorization": f"Bearer {agent_token}"}
+    ref = _stored_mail(live_server, headers)
+    rule = {
+        "scope": "sales",
+        "statement": "Pay \u202e00001\u202c EUR at most.",
+        "evidence": {"quote": "q", "refs": [ref]},
+    }
+    response = httpx.post(live_server + "/v1/rules", json=rule, headers=headers)
+    assert response.status_code == 400, response.text

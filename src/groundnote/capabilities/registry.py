@@ -23,6 +23,7 @@ from groundnote.auth.principal import Principal
 from groundnote.capabilities.context import Context, Services
 from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
 from groundnote.capabilities.pipeline import PIPELINE, Call, Step
+from groundnote.capabilities.refusals import AnonymousRefusals
 from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError, Internal, ValidationFailed, from_backstop
 from groundnote.domain.progress import Progress
@@ -102,6 +103,7 @@ class Registry:
                     raise ValueError(f"{kind} {key} is declared twice")
                 table[key] = cap
         self.prompts: dict[str, Prompt] = {p.name: p for p in prompts}
+        self.anonymous_refusals = AnonymousRefusals()
         self.services = services or Services()
         self.pipeline = pipeline
 
@@ -201,6 +203,9 @@ class Registry:
         """Log a refusal a surface made before it could name a capability (the impulse
         endpoint's own envelope: a body that is not JSON, an unknown shape) the way `invoke`
         logs one, and hand it back to be answered."""
+        if principal is None:
+            self.anonymous_refusals.note(log_as.operation, error.code, channel)
+            return error
         entry = OpLogEntry(stages=dict(log_as.stages))
         _write_row(
             home,
@@ -213,6 +218,9 @@ class Registry:
 
     def _log(self, ctx: Context, scope: str | None, outcome: str) -> None:
         if ctx.log.written:
+            return
+        if ctx.principal is None and outcome != "ok":
+            self.anonymous_refusals.note(ctx.logged_as, outcome, ctx.channel)
             return
         _write_row(
             ctx.home,

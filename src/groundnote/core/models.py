@@ -23,6 +23,7 @@ from groundnote.core.sources import MailIn, MeetingIn
 from groundnote.core.transfer import ImportCounts
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import Day, EntityId, RuleId, ScopeName
+from groundnote.domain.text import Prose
 
 __all__ = [
     "EvidenceIn",
@@ -224,7 +225,7 @@ class EvidenceIn(StrictModel):
 
 class ProposeRuleInput(StrictModel):
     scope: ScopeName
-    statement: str = Field(
+    statement: Prose = Field(
         min_length=1,
         max_length=2000,
         pattern=r"\S",
@@ -239,7 +240,7 @@ class ProposeRuleInput(StrictModel):
 class RetractInput(StrictModel):
     scope: ScopeName
     id: RuleId
-    reason: str = Field(
+    reason: Prose = Field(
         min_length=1,
         pattern=r"\S",
         max_length=1000,

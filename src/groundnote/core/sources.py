@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 from groundnote.core.fts import index_source
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import INSTANT_RE, Day, Instant
+from groundnote.domain.text import OneLine
 
 __all__ = [
     "INSTANT_RE",
@@ -59,7 +60,7 @@ def attachment_ref(source_id: str, n: int) -> str:
 
 
 class AttachmentIn(StrictModel):
-    filename: str = Field(min_length=1, max_length=255)
+    filename: OneLine = Field(min_length=1, max_length=255)
     media_type: str = Field(pattern=r"^[A-Za-z0-9][\w.+-]*/[\w.+-]+$", max_length=127)
     size: int | None = Field(None, ge=0, description="Bytes of the file; omitted: those of text.")
     sha256: str | None = Field(
@@ -97,7 +98,7 @@ class MailIn(StrictModel):
 class MeetingIn(StrictModel):
     kind: Literal["meeting"] = "meeting"
     id: str = Field(pattern=r"^jamie:[A-Za-z0-9._-]{1,200}$", description="jamie:<meeting id>.")
-    title: str = Field(min_length=1, max_length=500)
+    title: OneLine = Field(min_length=1, max_length=500)
     date: Day
     participants: list[Address] = Field(default_factory=list, max_length=500)
     transcript: str = Field(min_length=1, max_length=MAX_BODY)

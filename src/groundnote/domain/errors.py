@@ -17,9 +17,11 @@
     │   ├── HasChildren                  has-children
     │   ├── StateChanged                 state-changed
     │   ├── VersionOutdated              version-outdated
-    │   └── AlreadyDecided               already-decided
+    │   ├── AlreadyDecided               already-decided
+    │   └── IdempotencyConflict          idempotency-conflict
     ├── PayloadTooLarge                  payload-too-large      413
     ├── DepthLimit                       depth-limit            422
+    ├── TooManyAttempts                  too-many-attempts      429
     └── Internal                         internal               500
 
 Each class knows its code, HTTP status and default remedy; an instance may carry a more
@@ -41,6 +43,7 @@ __all__ = [
     "DuplicateCandidate",
     "GroundnoteError",
     "HasChildren",
+    "IdempotencyConflict",
     "Internal",
     "NotFound",
     "ParentArchived",
@@ -51,6 +54,7 @@ __all__ = [
     "ScopeMismatch",
     "ScopeNotAllowed",
     "StateChanged",
+    "TooManyAttempts",
     "ValidationFailed",
     "VersionOutdated",
     "decisions_belong_to_people",
@@ -196,6 +200,14 @@ class AlreadyDecided(Conflict):
     default_remedy = "A decision exists already; nothing to do."
 
 
+class IdempotencyConflict(Conflict):
+    code = "idempotency-conflict"
+    default_remedy = (
+        "Use a new Idempotency-Key for a new request; repeat a key only with the very input "
+        "it was first sent with."
+    )
+
+
 class PayloadTooLarge(GroundnoteError):
     code = "payload-too-large"
     status = 413
@@ -206,6 +218,14 @@ class DepthLimit(GroundnoteError):
     code = "depth-limit"
     status = 422
     default_remedy = "Ask for fewer levels and expand nodes step by step."
+
+
+class TooManyAttempts(GroundnoteError):
+    code = "too-many-attempts"
+    status = 429
+    default_remedy = (
+        "Wait the seconds Retry-After names, then call again with a valid token or login link."
+    )
 
 
 class Internal(GroundnoteError):

@@ -77,7 +77,7 @@ def real_instant(value: str) -> str:
 Day = Annotated[str, StringConstraints(pattern=DAY_RE), AfterValidator(real_day)]
 Instant = Annotated[str, StringConstraints(pattern=INSTANT_RE), AfterValidator(real_instant)]
 
-_SUFFIX = re.compile(r"^[a-z]?$")
+_SUFFIX = re.compile(r"^[a-z]?\Z")
 
 
 def format_seq_id(scope: str, marker: str, seq: int) -> str:
@@ -88,7 +88,7 @@ def format_seq_id(scope: str, marker: str, seq: int) -> str:
 
 
 _REF_KIND = re.compile(r"^[a-z]+/")
-_SEQ_SUFFIX = re.compile(r"-(?:[elr])?\d{4,}$")
+_SEQ_SUFFIX = re.compile(r"-(?:[elr])?\d{4,}\Z")
 
 
 def scope_of(item: str) -> str:

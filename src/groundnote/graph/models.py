@@ -8,6 +8,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from groundnote.domain.guidance import Next, PathItem, StrictModel
 from groundnote.domain.ids import EntityId, ScopeName
+from groundnote.domain.text import visible_line, visible_text
 from groundnote.graph.normalize import MAX_CHARS, normalize
 
 __all__ = [
@@ -48,11 +49,16 @@ def _bounded(value: str) -> str:
 
 
 Name = Annotated[
-    str, StringConstraints(min_length=1, max_length=MAX_CHARS), AfterValidator(_bounded)
+    str,
+    StringConstraints(min_length=1, max_length=MAX_CHARS),
+    AfterValidator(visible_line),
+    AfterValidator(_bounded),
 ]
 RawAlias = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CHARS)]
-Evidence = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
-Reason = Annotated[str, StringConstraints(max_length=1000)]
+Evidence = Annotated[
+    str, StringConstraints(min_length=1, max_length=1000), AfterValidator(visible_text)
+]
+Reason = Annotated[str, StringConstraints(max_length=1000), AfterValidator(visible_text)]
 
 _SOURCE = r"(?:jamie:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)"
 ENDPOINT_RE = (

@@ -29,6 +29,7 @@ from groundnote.surfaces.http.routes import (
     add_capability_routes,
     bearer_token,
 )
+from groundnote.surfaces.http.throttle import FailureThrottle
 from groundnote.surfaces.mcp import build_server
 
 __all__ = ["create_app"]
@@ -132,4 +133,6 @@ def create_app(runtime: Runtime) -> FastAPI:
         )
 
     app.add_middleware(BodyLimit, limit_of=body_limit)
+    # Outermost: a throttled address is answered before anything else runs.
+    app.add_middleware(FailureThrottle, per_minute=runtime.config.server.auth_failures_per_minute)
     return app

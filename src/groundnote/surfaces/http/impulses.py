@@ -250,6 +250,7 @@ def add_impulse_routes(app: FastAPI, runtime: Runtime) -> None:
                     (401, "AUTH_REQUIRED: names the shape and the anonymous allowlist"),
                     (403, "the grant may not use the api channel, or lacks the right"),
                     (404, "a referenced concept does not exist in your org"),
+                    (429, "too many failed credentials from this address; see Retry-After"),
                     (500, "resolver error"),
                 )
             },
