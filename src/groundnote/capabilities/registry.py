@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from groundnote.auth.principal import Principal
 from groundnote.capabilities.context import Context, Services
 from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
+from groundnote.capabilities.keys import KEY_FIELD, HeldWrite, first_answer, record_answer
 from groundnote.capabilities.pipeline import PIPELINE, Call, Step
 from groundnote.capabilities.refusals import AnonymousRefusals
 from groundnote.config import Config
@@ -163,7 +164,7 @@ class Registry:
                 ctx.log.cross_scope = len(ctx.scopes) > 1
                 if len(ctx.scopes) == 1:
                     log_scope = ctx.scopes[0]
-            result: BaseModel = cap.handler(ctx, call.value)
+            result: BaseModel = self._handle(ctx, cap, call.value)
         except GroundnoteError as exc:
             self._log(ctx, log_scope, exc.code)
             raise
@@ -188,6 +189,30 @@ class Registry:
                 f"An internal error occurred (request {ctx.request_id}); it was logged."
             ) from exc
         self._log(ctx, log_scope, "ok")
+        return result
+
+    def _handle(self, ctx: Context, cap: AnyCapability, value: BaseModel) -> BaseModel:
+        """The handler's answer; for a call with an idempotency key, inside the one write
+        transaction that looks the key up and records it with the answer (keys.py)."""
+        key = getattr(value, KEY_FIELD, None)
+        if key is None:
+            return cap.handler(ctx, value)
+        if len(ctx.scopes) != 1:
+            raise ValidationFailed("An idempotency key is taken only on a call on one scope.")
+        scope = ctx.scopes[0]
+        digest = input_sha256(value.model_dump(mode="json", exclude={KEY_FIELD}))
+        with ctx.home.scope_db(scope).write() as conn:
+            first = first_answer(conn, ctx.actor, key, cap.name, digest)
+            if first is not None:
+                ctx.log.stages = {"idempotency": "replayed"}
+                return cap.output.model_validate_json(first)
+            ctx.held = HeldWrite(scope, key, conn)
+            try:
+                result: BaseModel = cap.handler(ctx, value)
+            finally:
+                ctx.held = None
+            answer = result.model_dump_json()
+            record_answer(conn, ctx.actor, key, cap.name, digest, answer, ctx.clock.instant())
         return result
 
     def refuse(

@@ -22,7 +22,7 @@ from groundnote.core.rules import (
 from groundnote.core.sources import MailIn, MeetingIn
 from groundnote.core.transfer import ImportCounts
 from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day, EntityId, RuleId, ScopeName
+from groundnote.domain.ids import Day, EntityId, IdempotencyKey, RuleId, ScopeName
 from groundnote.domain.text import Prose
 
 __all__ = [
@@ -235,6 +235,13 @@ class ProposeRuleInput(StrictModel):
     valid_from: Day | None = Field(None, description="First day it holds; default today.")
     valid_to: Day | None = Field(None, description="Last day it holds; omitted: open-ended.")
     supersedes: RuleId | None = Field(None, description="The adopted rule this one replaces.")
+    idempotency_key: IdempotencyKey | None = Field(
+        None,
+        description=(
+            "Any unique text (e.g. a UUID) to make a retry safe: a call repeated with the same "
+            "key and input gets the first answer and writes nothing again."
+        ),
+    )
 
 
 class RetractInput(StrictModel):

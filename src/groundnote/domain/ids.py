@@ -22,6 +22,7 @@ __all__ = [
     "Day",
     "EntityId",
     "EntityRef",
+    "IdempotencyKey",
     "Instant",
     "LinkId",
     "ReviewId",
@@ -74,6 +75,10 @@ def real_instant(value: str) -> str:
     return value
 
 
+# Printable ASCII without spaces, as the Idempotency-Key header carries it (a UUID, say).
+IdempotencyKey = Annotated[
+    str, StringConstraints(min_length=1, max_length=200, pattern=r"^[\x21-\x7e]+$")
+]
 Day = Annotated[str, StringConstraints(pattern=DAY_RE), AfterValidator(real_day)]
 Instant = Annotated[str, StringConstraints(pattern=INSTANT_RE), AfterValidator(real_instant)]
 

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from groundnote.domain.guidance import Next, PathItem, StrictModel
-from groundnote.domain.ids import EntityId, ScopeName
+from groundnote.domain.ids import EntityId, IdempotencyKey, ScopeName
 from groundnote.domain.text import visible_line, visible_text
 from groundnote.graph.normalize import MAX_CHARS, normalize
 
@@ -137,6 +137,13 @@ class CreateInput(StrictModel):
     evidence: Evidence | None = Field(None, description="A ref (source/…, URL) or short text.")
     reason: Reason | None = None
     force: bool = Field(False, description="Create despite similar entities; needs a reason.")
+    idempotency_key: IdempotencyKey | None = Field(
+        None,
+        description=(
+            "Any unique text (e.g. a UUID) to make a retry safe: a call repeated with the same "
+            "key and input gets the first answer and writes nothing again."
+        ),
+    )
 
 
 class CreateOutput(_Guided):
