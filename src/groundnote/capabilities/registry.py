@@ -196,7 +196,8 @@ class Registry:
         transaction that looks the key up and records it with the answer (keys.py)."""
         key = getattr(value, KEY_FIELD, None)
         if key is None:
-            return cap.handler(ctx, value)
+            answered: BaseModel = cap.handler(ctx, value)
+            return answered
         if len(ctx.scopes) != 1:
             raise ValidationFailed("An idempotency key is taken only on a call on one scope.")
         scope = ctx.scopes[0]
@@ -205,7 +206,8 @@ class Registry:
             first = first_answer(conn, ctx.actor, key, cap.name, digest)
             if first is not None:
                 ctx.log.stages = {"idempotency": "replayed"}
-                return cap.output.model_validate_json(first)
+                replayed: BaseModel = cap.output.model_validate_json(first)
+                return replayed
             ctx.held = HeldWrite(scope, key, conn)
             try:
                 result: BaseModel = cap.handler(ctx, value)

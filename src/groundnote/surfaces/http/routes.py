@@ -62,13 +62,13 @@ async def _raw_input(cap: Capability[Any, Any], request: Request) -> dict[str, A
         if not isinstance(parsed, dict):
             raise ValidationFailed("The body must be a JSON object.")
         raw = parsed
-    key = request.headers.get("idempotency-key")
-    if key is not None and KEY_FIELD in cap.input.model_fields:
-        if raw.get(KEY_FIELD, key) != key:
+    header_key = request.headers.get("idempotency-key")
+    if header_key is not None and KEY_FIELD in cap.input.model_fields:
+        if raw.get(KEY_FIELD, header_key) != header_key:
             raise ValidationFailed(
                 f"The Idempotency-Key header and {KEY_FIELD} in the body differ; send one."
             )
-        raw[KEY_FIELD] = key
+        raw[KEY_FIELD] = header_key
     for name, value in request.path_params.items():
         if name in raw and raw[name] != value:
             raise ValidationFailed(f"{name} is given in the path and differently in the input.")
