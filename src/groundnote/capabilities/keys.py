@@ -30,7 +30,6 @@ class HeldWrite:
     """The write transaction a keyed call holds on its scope from lookup to answer."""
 
     scope: str
-    key: str
     conn: sqlite3.Connection
 
 

@@ -208,7 +208,7 @@ class Registry:
                 ctx.log.stages = {"idempotency": "replayed"}
                 replayed: BaseModel = cap.output.model_validate_json(first)
                 return replayed
-            ctx.held = HeldWrite(scope, key, conn)
+            ctx.held = HeldWrite(scope, conn)
             try:
                 result: BaseModel = cap.handler(ctx, value)
             finally:
