@@ -2,7 +2,8 @@
 
 Prints the server's resident memory before and at its peak while a 300 MB chunked body is
 sent without credentials to `/v1/entities` and to `/v2/impulses/resolve`, and how fast 1,000
-bad tokens are answered (and how many of them were throttled with 429).
+bad tokens are answered (and how many of them were throttled with 429), and how fast reads
+are answered on one kept-alive connection.
 
     .venv/bin/python -m bench.hostile [--mb 300] [--tokens 1000]
 
@@ -102,6 +103,20 @@ def bad_tokens(base: str, n: int) -> tuple[float, dict[int, int]]:
     return n / (time.perf_counter() - started), counts
 
 
+def kept_alive(base: str, n: int) -> float:
+    """Answers a second to `n` reads on one kept-alive connection (a client's usual way)."""
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    started = time.perf_counter()
+    for _ in range(n):
+        conn.request("GET", "/v2/discovery")
+        response = conn.getresponse()
+        response.read()
+    elapsed = time.perf_counter() - started
+    conn.close()
+    return n / elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=300)
@@ -134,6 +149,7 @@ def main() -> None:
                     f"{secs:.2f} s; serve RSS {before:.0f} MB before, {peak:.0f} MB peak "
                     f"(+{peak - before:.0f} MB)"
                 )
+            print(f"200 reads on one kept-alive connection: {kept_alive(base, 200):.0f} answers/s")
             rate, counts = bad_tokens(base, args.tokens)
             shown = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
             print(f"{args.tokens} bad tokens: {rate:.0f} answers/s ({shown})")
