@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from groundnote import context, core, graph, impulses, knowledge
 from groundnote.auth import Principal, authenticate, presented_principal
 from groundnote.capabilities import Capability, LogAs, Registry, Services
+from groundnote.capabilities.keys import CALLS_SUBSYSTEM
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
 from groundnote.domain.progress import Progress
@@ -36,7 +37,13 @@ INSTANCE_SUBSYSTEMS = [
     impulses.SUBSYSTEM,
     *context.INSTANCE_SUBSYSTEMS,
 ]
-SCOPE_SUBSYSTEMS = [changes.SUBSYSTEM, core.SUBSYSTEM, graph.SUBSYSTEM, knowledge.SUBSYSTEM]
+SCOPE_SUBSYSTEMS = [
+    changes.SUBSYSTEM,
+    core.SUBSYSTEM,
+    graph.SUBSYSTEM,
+    knowledge.SUBSYSTEM,
+    CALLS_SUBSYSTEM,
+]
 
 
 def compose_search() -> core.SearchComposition:

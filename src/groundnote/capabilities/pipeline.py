@@ -20,6 +20,7 @@ from groundnote.auth.scopes import refuse_scope
 from groundnote.capabilities.context import public_url, reachable
 from groundnote.capabilities.declaration import Capability, Tenancy
 from groundnote.config import Config
+from groundnote.domain.bounds import MAX_NESTING, input_problem
 from groundnote.domain.errors import (
     AuthRequired,
     ChannelNotAllowed,
@@ -95,6 +96,12 @@ def check_channel(call: Call) -> None:
 def validate(call: Call) -> None:
     if not isinstance(call.raw, dict):
         raise ValidationFailed("The input must be a JSON object.")
+    problem = input_problem(call.raw)
+    if problem is not None:
+        raise ValidationFailed(
+            f"The input is not taken: {problem}.",
+            remedy=f"Send text as valid Unicode, nested at most {MAX_NESTING} levels deep.",
+        )
     try:
         call.value = call.cap.input.model_validate(call.raw)
     except ValidationError as exc:

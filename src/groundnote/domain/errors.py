@@ -18,9 +18,11 @@
     │   ├── StateChanged                 state-changed
     │   ├── VersionOutdated              version-outdated
     │   ├── AlreadyDecided               already-decided
-    │   └── Cancelled                    cancelled
+    │   ├── Cancelled                    cancelled
+    │   └── IdempotencyConflict          idempotency-conflict
     ├── PayloadTooLarge                  payload-too-large      413
     ├── DepthLimit                       depth-limit            422
+    ├── TooManyAttempts                  too-many-attempts      429
     ├── Internal                         internal               500
     └── Busy                             busy                   503
 
@@ -45,6 +47,7 @@ __all__ = [
     "DuplicateCandidate",
     "GroundnoteError",
     "HasChildren",
+    "IdempotencyConflict",
     "Internal",
     "NotFound",
     "ParentArchived",
@@ -55,6 +58,7 @@ __all__ = [
     "ScopeMismatch",
     "ScopeNotAllowed",
     "StateChanged",
+    "TooManyAttempts",
     "ValidationFailed",
     "VersionOutdated",
     "decisions_belong_to_people",
@@ -200,6 +204,14 @@ class AlreadyDecided(Conflict):
     default_remedy = "A decision exists already; nothing to do."
 
 
+class IdempotencyConflict(Conflict):
+    code = "idempotency-conflict"
+    default_remedy = (
+        "Use a new Idempotency-Key for a new request; repeat a key only with the very input "
+        "it was first sent with."
+    )
+
+
 class PayloadTooLarge(GroundnoteError):
     code = "payload-too-large"
     status = 413
@@ -218,6 +230,14 @@ class Cancelled(Conflict):
 
     code = "cancelled"
     default_remedy = "Nothing was written; call again if it is still wanted."
+
+
+class TooManyAttempts(GroundnoteError):
+    code = "too-many-attempts"
+    status = 429
+    default_remedy = (
+        "Wait the seconds Retry-After names, then call again with a valid token or login link."
+    )
 
 
 class Internal(GroundnoteError):

@@ -25,7 +25,7 @@ from groundnote.store.migrations import Migration, migrate
 
 __all__ = ["Home", "ScopeInfo", "Subsystem"]
 
-_SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}$")
+_SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}\Z")
 
 
 @dataclass(frozen=True)

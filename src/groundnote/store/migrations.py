@@ -25,7 +25,7 @@ __all__ = [
     "split_sql",
 ]
 
-_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql\Z")
 
 LEDGER = """
 CREATE TABLE IF NOT EXISTS migrations (

@@ -25,6 +25,7 @@ from groundnote.surfaces.cli.demo import DEMO_SCOPE, load_demo
 from groundnote.surfaces.cli.served import record_served
 from groundnote.surfaces.cli.session import CliSession, is_home
 from groundnote.surfaces.http import create_app
+from groundnote.surfaces.http.server import uvicorn_config
 from groundnote.surfaces.mcp import front
 from groundnote.surfaces.mcp.front import Front
 from groundnote.surfaces.mcp.server import build_server, checked_each_call
@@ -183,9 +184,7 @@ def serve_command(session: CliSession, host: str | None, port: int | None, demo:
         highlight=False,
     )
     threading.Thread(target=runtime.warm, name="warm", daemon=True).start()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(runtime), host=host, port=port, log_level="warning")
-    )
+    server = uvicorn.Server(uvicorn_config(create_app(runtime), host, port, runtime.config.server))
     server.run(sockets=[sock])
 
 

@@ -17,13 +17,20 @@ from starlette.types import Message, Receive, Scope, Send
 from groundnote import __version__
 from groundnote.auth import Principal
 from groundnote.domain.errors import AuthRequired, NotFound
-from groundnote.impulses import prune_periodically
+from groundnote.impulses import RESOLVE_ENDPOINT, prune_periodically
 from groundnote.runtime import Runtime
 from groundnote.surfaces.http.approval import add_approval_routes
 from groundnote.surfaces.http.errors import error_response, install_error_handlers
 from groundnote.surfaces.http.impulses import add_impulse_routes
+from groundnote.surfaces.http.limits import BodyLimit
 from groundnote.surfaces.http.resource_metadata import add_resource_metadata, challenge
-from groundnote.surfaces.http.routes import SchemaSink, add_capability_routes, bearer_token
+from groundnote.surfaces.http.routes import (
+    MAX_BODY_BYTES,
+    SchemaSink,
+    add_capability_routes,
+    bearer_token,
+)
+from groundnote.surfaces.http.throttle import FailureThrottle
 from groundnote.surfaces.mcp.server import build_server
 
 __all__ = ["create_app"]
@@ -156,4 +163,13 @@ def create_app(runtime: Runtime) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+    def body_limit(path: str) -> int:
+        return (
+            runtime.config.impulses.max_body_bytes if path == RESOLVE_ENDPOINT else MAX_BODY_BYTES
+        )
+
+    app.add_middleware(BodyLimit, limit_of=body_limit)
+    # Outermost: a throttled address is answered before anything else runs.
+    app.add_middleware(FailureThrottle, per_minute=runtime.config.server.auth_failures_per_minute)
     return app

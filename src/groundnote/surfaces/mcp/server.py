@@ -33,6 +33,7 @@ from groundnote.runtime import Runtime
 from groundnote.surfaces.mcp import resources
 from groundnote.surfaces.mcp.instructions import INSTRUCTIONS
 from groundnote.surfaces.mcp.schema import input_schema, output_schema
+from groundnote.surfaces.mcp.untrusted import UNTRUSTED_META, untrusted_note, untrusted_paths
 
 __all__ = ["PrincipalResolver", "build_server", "checked_each_call", "error_result"]
 
@@ -158,9 +159,16 @@ def build_server(runtime: Runtime, principal_of: PrincipalResolver) -> Server[An
         except GroundnoteError as exc:
             return error_result(exc)
         data = out.model_dump(mode="json")
+        content: list[types.ContentBlock] = [
+            types.TextContent(text=json.dumps(data, ensure_ascii=False))
+        ]
+        foreign = untrusted_paths(data)
+        if foreign:
+            content.append(untrusted_note(foreign))
         return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))],
+            content=content,
             structured_content=data,
+            meta={UNTRUSTED_META: foreign} if foreign else None,
         )
 
     async def list_prompts(
