@@ -312,6 +312,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     from groundnote.runtime import open_runtime
 
     literal = "query" in inspect.signature(resolve_key).parameters
+    published_takes_seqs = len(inspect.signature(fts.published).parameters) > 1
 
     def resolve(conn: Any, index: Any, q: str) -> list[Any]:
         extra = {"query": q} if literal else {}
@@ -339,7 +340,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     aliases=aliases, parent_id=parent, force=force,
                     reason="bench: distinct by construction" if force else None,
                 )  # fmt: skip
-            fts.published(db, [written.seq])
+            if published_takes_seqs:  # before the change record (store.changes)
+                fts.published(db, [written.seq])
+            else:
+                fts.published(db)
             return written.id
 
         start = time.perf_counter()

@@ -5,11 +5,14 @@ HTTP and over stdio). Prints calls per second, p50, p95 and the overhead over di
 capability without a case stops the run, so none is silently left out. A case gives a fresh
 input per call (`Inputs`), so a write such as entity_create never repeats itself.
 
+With `--listing` it prints only what a host sees before the first call (bench/mcp_listing.py):
+the size of tools/list per grant kind and stdio start to `initialize`.
+
 With `--direct` it times only the direct call, beside the handler alone on the same input
 (validated beforehand, its context built by hand), and prints the registry's own cost per
 call: the pipeline (credentials, channel, validation, tenancy and right) and the log row.
 
-    .venv/bin/python -m bench.transports [--n 500] [--direct] [--only NAME,…]
+    .venv/bin/python -m bench.transports [--n 500] [--direct] [--listing] [--only NAME,…]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import Timing, print_table, time_calls
 from bench.context import generate
+from bench.mcp_listing import print_listing
 from groundnote.auth import LOCAL_OPERATOR, Right, create_grant
 from groundnote.capabilities import Capability, Context
 from groundnote.runtime import Runtime, open_runtime
@@ -314,12 +318,19 @@ def main() -> None:
     parser.add_argument(
         "--direct", action="store_true", help="only direct calls, beside the handler alone"
     )
+    parser.add_argument(
+        "--listing", action="store_true", help="only tools/list sizes and stdio start time"
+    )
     parser.add_argument("--only", default="", help="comma-separated capability names")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="gn-bench-"))
     home = work / "home"
     runtime = open_runtime(home, environ={})
+    if args.listing:
+        print_listing(runtime)
+        runtime.close()
+        return
     # Capabilities served on the command line only are measured by their subsystem's benchmark.
     required = [
         cap

@@ -7,6 +7,7 @@ fixtures of tests/surfaces/conftest.py for the real transports.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,3 +81,14 @@ def call(runtime: Runtime, agent: Principal) -> Call:
         return out.model_dump(mode="json")
 
     return invoke
+
+
+def mcp_body(result: Any) -> dict[str, Any]:
+    """The body of an MCP tool result: an answer's structured content, or a refusal's JSON
+    text (refusals carry no structured content; see surfaces/mcp/server.py `error_result`)."""
+    if result.is_error:
+        assert result.structured_content is None, "a refusal must not carry structured content"
+        data: dict[str, Any] = json.loads(result.content[0].text)
+        return data
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content

@@ -1,3 +1,3 @@
-from groundnote.surfaces.cli.main import main
+from groundnote.surfaces.cli.entry import main
 
 main()

@@ -223,6 +223,32 @@ class ServerConfig(_Section):
         default_factory=list,
         description="Extra Host headers the MCP endpoint accepts (DNS-rebinding protection).",
     )
+    auth_failures_per_minute: int = Field(
+        30,
+        ge=1,
+        description=(
+            "Failed credentials (bad tokens, bad login links) one client address may send a "
+            "minute; past it, 429 with Retry-After."
+        ),
+    )
+    header_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="A connection that has not sent a whole request head by then is closed.",
+    )
+    idle_timeout_seconds: int = Field(
+        5, ge=1, description="A kept-alive connection idle this long is closed."
+    )
+
+
+class StoreConfig(_Section):
+    busy_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description="How long a write waits for other writers of the same store file (other "
+        "processes on the home included) before it is refused with `busy` (503, retry).",
+    )
 
 
 class Config(_Section):
@@ -239,6 +265,7 @@ class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     impulses: ImpulsesConfig = Field(default_factory=ImpulsesConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
 
     @field_validator("zone")
     @classmethod

@@ -16,10 +16,11 @@ from pydantic import BaseModel
 from groundnote import context, core, graph, impulses, knowledge
 from groundnote.auth import Principal, authenticate, presented_principal
 from groundnote.capabilities import Capability, LogAs, Registry, Services
+from groundnote.capabilities.keys import CALLS_SUBSYSTEM
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
 from groundnote.domain.progress import Progress
-from groundnote.store import Home, Subsystem, load_migrations
+from groundnote.store import Home, Subsystem, changes, load_migrations
 
 __all__ = [
     "INSTANCE_SUBSYSTEMS",
@@ -36,7 +37,13 @@ INSTANCE_SUBSYSTEMS = [
     impulses.SUBSYSTEM,
     *context.INSTANCE_SUBSYSTEMS,
 ]
-SCOPE_SUBSYSTEMS = [core.SUBSYSTEM, graph.SUBSYSTEM, knowledge.SUBSYSTEM]
+SCOPE_SUBSYSTEMS = [
+    changes.SUBSYSTEM,
+    core.SUBSYSTEM,
+    graph.SUBSYSTEM,
+    knowledge.SUBSYSTEM,
+    CALLS_SUBSYSTEM,
+]
 
 
 def compose_search() -> core.SearchComposition:
@@ -127,5 +134,6 @@ def open_runtime(
         clock or SystemClock(),
         instance_subsystems=INSTANCE_SUBSYSTEMS,
         scope_subsystems=SCOPE_SUBSYSTEMS,
+        busy_timeout=config.store.busy_timeout_seconds,
     )
     return Runtime(home=opened, config=config, registry=build_registry())

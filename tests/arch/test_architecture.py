@@ -16,7 +16,7 @@ from mcp import Client
 
 from groundnote.auth import Principal
 from groundnote.runtime import Runtime
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "groundnote"
 

@@ -53,7 +53,7 @@ def _capability(**changes: Any) -> Capability[Any, Any]:
         output=Out,
         description="A probe.",
         handler=_answer,
-        mcp=McpExposure("probe"),
+        mcp=McpExposure("probe", "Probe"),
         annotations=Annotations(read_only=False),
     )
     return dataclasses.replace(base, **changes)

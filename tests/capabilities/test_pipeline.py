@@ -44,7 +44,7 @@ PROBE: Capability[ById, Seen] = Capability(
     output=Seen,
     description="A probe.",
     handler=_seen,
-    mcp=McpExposure("by_id"),
+    mcp=McpExposure("by_id", "Read by id"),
     annotations=Annotations(read_only=True),
 )
 

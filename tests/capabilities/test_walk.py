@@ -50,7 +50,8 @@ from groundnote.runtime import Runtime, build_registry, open_runtime
 from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.http.approval import approval_registry
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
+from tests.conftest import mcp_body
 from tests.context.project import write_project
 from tests.surfaces.conftest import free_port
 
@@ -193,6 +194,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         "read": _grant(runtime, "reader", "acme", {"sales": Right.READ}),
         "other-org": _grant(runtime, "globex", "globex", {"globex-hq": Right.READ}),
     }
+    # The walk sends every refused credential there is, all from 127.0.0.1: far more a
+    # minute than the throttle of failed credentials lets one address send in production.
+    runtime.config.server.auth_failures_per_minute = 100_000
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning")
@@ -421,7 +425,7 @@ def _mcp(
     async def run() -> Outcome:
         async with Client(server) as client:
             result = await client.call_tool(tool, raw)
-        body = result.structured_content or {}
+        body = mcp_body(result)
         return Outcome(not result.is_error, body.get("error"), None, json.dumps(body))
 
     return anyio.run(run)

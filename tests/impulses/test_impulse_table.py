@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +18,7 @@ from groundnote.domain.errors import NotFound
 from groundnote.impulses.events import LifecyclePayload, lifecycle
 from groundnote.impulses.session import Session
 from groundnote.impulses.table import insert_impulse, prune_expired_impulses, prune_periodically
-from groundnote.runtime import Runtime
+from groundnote.runtime import Runtime, open_runtime
 from tests.impulses.conftest import Resolve, count, rows
 from tests.impulses.test_write_shapes import make_concept
 
@@ -194,3 +196,28 @@ def test_a_failing_handler_does_not_undo_the_write(
 def test_unknown_event_is_refused(runtime: Runtime) -> None:
     with pytest.raises(ValueError, match="concept:created"):
         lifecycle(runtime.home).on("concept:exploded", print)  # type: ignore[arg-type]
+
+
+def test_two_serve_processes_sweeping_at_once_remove_each_impulse_once(
+    runtime: Runtime, clock: FixedClock, home_path: Path
+) -> None:
+    """Every `serve` on a home runs the sweep (issue 12, item 4): it must be harmless twice.
+    The second runtime is another process's view of the home: its own handles and events."""
+    expired = {_insert(runtime, "acme", "2026-11-30T09:00:01.000Z") for _ in range(40)}
+    kept = _insert(runtime, "acme", None)
+    clock.moment = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+    other = open_runtime(home_path, clock=clock, environ={})
+    heard: dict[str, list[str]] = {"this": [], "other": []}
+    offs = [
+        lifecycle(rt.home).on("impulse:expired", lambda p, k=key: heard[k].append(p.impulse["id"]))
+        for key, rt in (("this", runtime), ("other", other))
+    ]
+    with ThreadPoolExecutor(2) as pool:
+        removed = list(pool.map(prune_expired_impulses, [runtime.home, other.home]))
+    assert sum(removed) == len(expired)
+    assert sorted(heard["this"] + heard["other"]) == sorted(expired)  # one event per impulse
+    assert prune_expired_impulses(runtime.home) == 0
+    assert [r["id"] for r in rows(runtime, "impulse")] == [kept]
+    for off in offs:
+        off()
+    other.close()

@@ -13,8 +13,8 @@ from mcp import Client
 from groundnote.auth import Right
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.main import cli
-from groundnote.surfaces.mcp import build_server
-from tests.conftest import make_principal
+from groundnote.surfaces.mcp.server import build_server
+from tests.conftest import make_principal, mcp_body
 from tests.impulses.conftest import count
 
 
@@ -26,7 +26,7 @@ def test_a_read_grant_cannot_upsert_a_concept_over_mcp(runtime: Runtime, scope: 
             result = await client.call_tool(
                 "concept_upsert_by_signature", {"pointer_type": "mail", "shape": "x"}
             )
-        return result.is_error, result.structured_content or {}
+        return result.is_error, mcp_body(result)
 
     refused, body = anyio.run(call)
     assert refused and body["error"] == "right-missing"

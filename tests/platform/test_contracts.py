@@ -26,7 +26,7 @@ from groundnote.runtime import Runtime, build_registry
 from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.http.approval import approval_registry
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOTS = ROOT / "tests" / "snapshots"

@@ -23,7 +23,7 @@ from groundnote.auth import Principal, Right
 from groundnote.domain.clock import FixedClock
 from groundnote.runtime import Runtime, open_runtime
 from groundnote.surfaces.http import create_app
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 from tests.conftest import make_principal
 
 SECRET = "approval-secret-for-tests-0123456789"

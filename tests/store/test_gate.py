@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from groundnote.store import Database, WriteGate, WriteGateReentrant
+from groundnote.store.gate import GateTimeout
 
 
 def test_writers_are_served_in_arrival_order() -> None:
@@ -36,6 +37,37 @@ def test_writers_are_served_in_arrival_order() -> None:
     for t in threads:
         t.join()
     assert order == list(range(30))
+
+
+def test_a_waiter_out_of_time_leaves_and_the_queue_keeps_its_order() -> None:
+    gate = WriteGate("test")
+    order: list[int] = []
+    gave_up = threading.Event()
+
+    def impatient() -> None:
+        with pytest.raises(GateTimeout), gate.permit(timeout=0.05):
+            order.append(-1)  # never: the permit is held all the while
+        gave_up.set()
+
+    def patient(n: int) -> None:
+        with gate.permit(timeout=30):
+            order.append(n)
+
+    with gate.permit():
+        first = threading.Thread(target=patient, args=(0,))
+        first.start()
+        while gate._next_ticket < 2:  # its ticket is taken before the impatient one's
+            time.sleep(0.0005)
+        quitter = threading.Thread(target=impatient)
+        quitter.start()
+        assert gave_up.wait(10)
+        last = threading.Thread(target=patient, args=(1,))
+        last.start()
+        while gate._next_ticket < 4:
+            time.sleep(0.0005)
+    for t in (first, quitter, last):
+        t.join(10)
+    assert order == [0, 1]  # the abandoned ticket was skipped, nobody waits for it
 
 
 def test_a_nested_write_raises_instead_of_deadlocking(tmp_path: Path) -> None:

@@ -27,7 +27,9 @@ from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.http.server import uvicorn_config
+from groundnote.surfaces.mcp.server import build_server
+from tests.conftest import mcp_body
 
 SURFACES = ["direct", "http", "mcp", "cli"]
 SurfaceCall = Callable[[str, str, dict[str, Any], str], tuple[bool, dict[str, Any]]]
@@ -50,7 +52,7 @@ def _mcp_call(
     async def run() -> tuple[bool, dict[str, Any]]:
         async with Client(build_server(runtime, lambda _ctx: principal)) as client:
             result = await client.call_tool(tool, raw)
-            return (not result.is_error), result.structured_content
+            return (not result.is_error), mcp_body(result)
 
     return anyio.run(run)
 
@@ -115,9 +117,8 @@ def free_port() -> int:
 def live_server(runtime: Runtime) -> Iterator[str]:
     """A real uvicorn on a loopback port, serving the runtime's app; yields the base URL."""
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning")
-    )
+    config = uvicorn_config(create_app(runtime), "127.0.0.1", port, runtime.config.server)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

@@ -17,6 +17,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from groundnote.runtime import Runtime
+from tests.conftest import mcp_body
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -45,8 +46,7 @@ async def test_mcp_over_streamable_http(live_server: str, agent_token: str) -> N
         result = await client.call_tool("status", {"scope": "sales"})
         assert not result.is_error
         refused = await client.call_tool("status", {"scope": "sales", "colour": "red"})
-        assert refused.is_error and refused.structured_content["error"] == "validation-failed"
-        assert json.loads(refused.content[0].text)["error"] == "validation-failed"  # type: ignore[union-attr]
+        assert refused.is_error and mcp_body(refused)["error"] == "validation-failed"
 
     response = httpx.get(f"{live_server}/v1/status", params={"scope": "sales"}, headers=headers)
     assert response.status_code == 200
@@ -70,7 +70,7 @@ async def test_mcp_over_stdio_and_the_cli_subprocess(
         over_stdio = await client.call_tool("status", {"scope": "sales"})
         refused = await client.call_tool("status", {"scope": "sales", "colour": "red"})
     assert not over_stdio.is_error
-    assert refused.is_error and refused.structured_content["error"] == "validation-failed"
+    assert refused.is_error and mcp_body(refused)["error"] == "validation-failed"
 
     done = subprocess.run(
         [*GROUNDNOTE, "--token", agent_token, "status", "--scope", "sales", "--output", "json"],

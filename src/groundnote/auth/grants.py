@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 TOKEN_PREFIX = "gn_"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}\Z")
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from groundnote.store.database import Database
 
 __all__ = ["PersonInfo", "add_person", "find_person", "list_persons", "person_principal"]
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}$")
-_EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,62}\Z")
+_EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+\Z")
 
 
 @dataclass(frozen=True)

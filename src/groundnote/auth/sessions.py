@@ -70,13 +70,18 @@ def redeem_login_link(
     session_token = secrets.token_urlsafe(32)
     csrf = secrets.token_urlsafe(32)
     expires_at = format_instant(now + ttl)
+    live = (
+        "SELECT l.person_id FROM person_login l JOIN person p ON p.id = l.person_id "
+        "WHERE l.token_sha256 = ? AND l.used_at IS NULL AND l.expires_at > ? "
+        "AND p.disabled_at IS NULL"
+    )
+    # A token that opens nothing is answered from a read: a stream of bad ones never takes
+    # the write gate another writer waits for. A good one is checked again under the gate.
+    with db.read() as conn:
+        if conn.execute(live, (_hash(token), instant)).fetchone() is None:
+            return None
     with db.write() as conn:
-        row = conn.execute(
-            "SELECT l.person_id FROM person_login l JOIN person p ON p.id = l.person_id "
-            "WHERE l.token_sha256 = ? AND l.used_at IS NULL AND l.expires_at > ? "
-            "AND p.disabled_at IS NULL",
-            (_hash(token), instant),
-        ).fetchone()
+        row = conn.execute(live, (_hash(token), instant)).fetchone()
         if row is None:
             return None
         conn.execute(

@@ -15,7 +15,7 @@ from groundnote.capabilities.declaration import (
     ShapeExposure,
     Tenancy,
 )
-from groundnote.capabilities.pipeline import PIPELINE, validation_error
+from groundnote.capabilities.pipeline import PIPELINE, usable, validation_error
 from groundnote.capabilities.registry import LogAs, Registry, check_declaration, input_sha256
 
 __all__ = [
@@ -38,5 +38,6 @@ __all__ = [
     "Tenancy",
     "check_declaration",
     "input_sha256",
+    "usable",
     "validation_error",
 ]

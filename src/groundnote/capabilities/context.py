@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundnote.auth.principal import Principal, Right
+from groundnote.capabilities.keys import HeldWrite
 from groundnote.config import Config
 from groundnote.domain.clock import Clock
 from groundnote.domain.progress import Progress
@@ -78,6 +79,9 @@ class Context:
     logged_as: str = ""
     # What the transport carried besides the input, e.g. an activity execution id header.
     meta: Mapping[str, str] = field(default_factory=dict)
+    # A call with an idempotency key runs inside the write transaction the registry holds on
+    # its scope (capabilities/keys.py); `write` on that scope joins it.
+    held: HeldWrite | None = None
 
     @property
     def clock(self) -> Clock:
@@ -116,12 +120,19 @@ class Context:
     @contextmanager
     def write(self, scope: str) -> Iterator[sqlite3.Connection]:
         """One write transaction on a scope file; the call's log row commits with it."""
+        if self.held is not None and self.held.scope == scope:
+            yield self.held.conn
+            self._write_log(self.held.conn)
+            return
         with self.home.scope_db(scope).write() as conn:
             yield conn
-            if self.capability.log_operation and not self.log.written:
-                write_entry(
-                    conn, self.log, operation=self.capability.log_operation, **self._log_fields()
-                )
+            self._write_log(conn)
+
+    def _write_log(self, conn: sqlite3.Connection) -> None:
+        if self.capability.log_operation and not self.log.written:
+            write_entry(
+                conn, self.log, operation=self.capability.log_operation, **self._log_fields()
+            )
 
     @contextmanager
     def write_instance(self) -> Iterator[sqlite3.Connection]:

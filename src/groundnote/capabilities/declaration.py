@@ -41,6 +41,7 @@ ScopeLookup = Callable[[Home, Any], str | None]
 @dataclass(frozen=True)
 class McpExposure:
     tool: str
+    title: str  # what a host shows a person beside the tool, e.g. "Find an entity by name"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from groundnote.auth.scopes import refuse_scope
 from groundnote.capabilities.context import public_url, reachable
 from groundnote.capabilities.declaration import Capability, Tenancy
 from groundnote.config import Config
+from groundnote.domain.bounds import MAX_NESTING, input_problem
 from groundnote.domain.errors import (
     AuthRequired,
     ChannelNotAllowed,
@@ -32,7 +33,7 @@ from groundnote.domain.errors import (
 from groundnote.domain.ids import scope_of
 from groundnote.store.home import Home
 
-__all__ = ["PIPELINE", "Admission", "Call", "Step", "validation_error"]
+__all__ = ["PIPELINE", "Admission", "Call", "Step", "usable", "validation_error"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,12 @@ def check_channel(call: Call) -> None:
 def validate(call: Call) -> None:
     if not isinstance(call.raw, dict):
         raise ValidationFailed("The input must be a JSON object.")
+    problem = input_problem(call.raw)
+    if problem is not None:
+        raise ValidationFailed(
+            f"The input is not taken: {problem}.",
+            remedy=f"Send text as valid Unicode, nested at most {MAX_NESTING} levels deep.",
+        )
     try:
         call.value = call.cap.input.model_validate(call.raw)
     except ValidationError as exc:
@@ -179,3 +186,16 @@ def admit_tenancy(call: Call) -> None:
 
 
 PIPELINE: tuple[Step, ...] = (authenticate, check_channel, validate, admit_tenancy)
+
+
+def usable(
+    cap: Capability[Any, Any], principal: Principal | None, channel: str, config: Config
+) -> bool:
+    """Whether some call of `cap` could pass the pipeline for this caller on `channel`: what
+    a surface lists for it (an MCP grant is shown only the tools it can use)."""
+    if channel not in cap.channels:
+        return False
+    if principal is None:
+        return cap.admits_anonymous(config)
+    held = principal.strongest_right()
+    return channel in principal.channels and held is not None and held >= cap.right

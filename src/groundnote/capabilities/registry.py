@@ -22,9 +22,18 @@ from pydantic import BaseModel
 from groundnote.auth.principal import Principal
 from groundnote.capabilities.context import Context, Services
 from groundnote.capabilities.declaration import Capability, Prompt, Tenancy
+from groundnote.capabilities.keys import KEY_FIELD, HeldWrite, first_answer, record_answer
 from groundnote.capabilities.pipeline import PIPELINE, Call, Step
+from groundnote.capabilities.refusals import AnonymousRefusals
 from groundnote.config import Config
-from groundnote.domain.errors import GroundnoteError, Internal, from_backstop
+from groundnote.domain.cancel import cancellable
+from groundnote.domain.errors import (
+    Busy,
+    GroundnoteError,
+    Internal,
+    ValidationFailed,
+    from_backstop,
+)
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
@@ -37,10 +46,14 @@ AnyCapability = Capability[Any, Any]
 
 
 def input_sha256(raw: Any) -> str:
-    canonical = json.dumps(
-        raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    try:
+        canonical = json.dumps(
+            raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
+        )
+    except (RecursionError, ValueError):
+        # Input too deep to encode (the pipeline refuses it) is still logged, by its shape.
+        canonical = repr(type(raw))
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,7 @@ class Registry:
                     raise ValueError(f"{kind} {key} is declared twice")
                 table[key] = cap
         self.prompts: dict[str, Prompt] = {p.name: p for p in prompts}
+        self.anonymous_refusals = AnonymousRefusals()
         self.services = services or Services()
         self.pipeline = pipeline
 
@@ -157,10 +171,17 @@ class Registry:
                 ctx.log.cross_scope = len(ctx.scopes) > 1
                 if len(ctx.scopes) == 1:
                     log_scope = ctx.scopes[0]
-            result: BaseModel = cap.handler(ctx, call.value)
+            result: BaseModel = self._handle(ctx, cap, call.value)
         except GroundnoteError as exc:
             self._log(ctx, log_scope, exc.code)
             raise
+        except OverflowError as exc:
+            # A number the input model left unbounded, too large for the store.
+            self._log(ctx, log_scope, ValidationFailed.code)
+            raise ValidationFailed(
+                "A number in the input is too large.",
+                remedy="Give numbers within the ranges the reference page of the operation names.",
+            ) from exc
         except sqlite3.IntegrityError as exc:
             known = from_backstop(str(exc))
             self._log(ctx, log_scope, known.code if known else "internal")
@@ -177,6 +198,32 @@ class Registry:
         self._log(ctx, log_scope, "ok")
         return result
 
+    def _handle(self, ctx: Context, cap: AnyCapability, value: BaseModel) -> BaseModel:
+        """The handler's answer; for a call with an idempotency key, inside the one write
+        transaction that looks the key up and records it with the answer (keys.py)."""
+        key = getattr(value, KEY_FIELD, None)
+        if key is None:
+            answered: BaseModel = cap.handler(ctx, value)
+            return answered
+        if len(ctx.scopes) != 1:
+            raise ValidationFailed("An idempotency key is taken only on a call on one scope.")
+        scope = ctx.scopes[0]
+        digest = input_sha256(value.model_dump(mode="json", exclude={KEY_FIELD}))
+        with ctx.home.scope_db(scope).write() as conn:
+            first = first_answer(conn, ctx.actor, key, cap.name, digest)
+            if first is not None:
+                ctx.log.stages = {"idempotency": "replayed"}
+                replayed: BaseModel = cap.output.model_validate_json(first)
+                return replayed
+            ctx.held = HeldWrite(scope, conn)
+            try:
+                result: BaseModel = cap.handler(ctx, value)
+            finally:
+                ctx.held = None
+            answer = result.model_dump_json()
+            record_answer(conn, ctx.actor, key, cap.name, digest, answer, ctx.clock.instant())
+        return result
+
     def refuse(
         self,
         home: Home,
@@ -190,6 +237,9 @@ class Registry:
         """Log a refusal a surface made before it could name a capability (the impulse
         endpoint's own envelope: a body that is not JSON, an unknown shape) the way `invoke`
         logs one, and hand it back to be answered."""
+        if principal is None:
+            self.anonymous_refusals.note(log_as.operation, error.code, channel)
+            return error
         entry = OpLogEntry(stages=dict(log_as.stages))
         _write_row(
             home,
@@ -203,15 +253,19 @@ class Registry:
     def _log(self, ctx: Context, scope: str | None, outcome: str) -> None:
         if ctx.log.written:
             return
-        _write_row(
-            ctx.home,
-            ctx.log,
-            _row(ctx.home, ctx.principal, ctx.channel, outcome, ctx.input_sha256),
-            instance_operation=ctx.logged_as,
-            request_id=ctx.request_id,
-            scope=scope,
-            scope_operation=ctx.capability.log_operation,
-        )
+        if ctx.principal is None and outcome != "ok":
+            self.anonymous_refusals.note(ctx.logged_as, outcome, ctx.channel)
+            return
+        with cancellable(None):  # the log row records every outcome, a cancellation too
+            _write_row(
+                ctx.home,
+                ctx.log,
+                _row(ctx.home, ctx.principal, ctx.channel, outcome, ctx.input_sha256),
+                instance_operation=ctx.logged_as,
+                request_id=ctx.request_id,
+                scope=scope,
+                scope_operation=ctx.capability.log_operation,
+            )
 
 
 def _row(
@@ -244,5 +298,8 @@ def _write_row(
             return
         with home.instance.write() as conn:
             write_entry(conn, entry, operation=instance_operation, **fields)
+    except Busy:
+        # Other processes held the file past the busy timeout: expected under load, no trace.
+        log.warning("request %s: the operation log row was not written: file busy", request_id)
     except (GroundnoteError, sqlite3.Error):
         log.exception("request %s: the operation log row could not be written", request_id)

@@ -191,7 +191,7 @@ PROJECTS: Capability[ProjectsInput, ProjectsOutput] = Capability(
         "store holds blocks. Name one by scope and project in context_search."
     ),
     handler=handlers.projects,
-    mcp=McpExposure("context_projects"),
+    mcp=McpExposure("context_projects", "List content projects"),
     http=HttpExposure("GET", "/v1/context/projects"),
     cli=CliExposure(("context", "projects")),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -214,7 +214,7 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
         "(`groundnote context up`)."
     ),
     handler=handlers.search,
-    mcp=McpExposure("context_search"),
+    mcp=McpExposure("context_search", "Look up how a term is used"),
     http=HttpExposure("GET", "/v1/context/search"),
     cli=CliExposure(("context", "search"), arguments=("term",)),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -235,7 +235,7 @@ OCCURRENCES: Capability[OccurrencesInput, OccurrencesOutput] = Capability(
         "`groundnote context up`. For usage counts and standing use context_search."
     ),
     handler=handlers.occurrences,
-    mcp=McpExposure("context_occurrences"),
+    mcp=McpExposure("context_occurrences", "List where a term occurs"),
     http=HttpExposure("GET", "/v1/context/occurrences"),
     cli=CliExposure(("terms", "occurrences"), arguments=("term",)),
     annotations=Annotations(read_only=True, idempotent=True),

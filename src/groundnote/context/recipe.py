@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 RECIPE_FILE = "groundnote-context.yaml"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
 
 
 class _Strict(BaseModel):

@@ -15,7 +15,7 @@ from groundnote.domain.clock import format_instant
 
 __all__ = ["Instant", "Window", "Windowed", "to_instant"]
 
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def to_instant(value: Any) -> str:
@@ -27,9 +27,9 @@ def to_instant(value: Any) -> str:
         return f"{value.isoformat()}T00:00:00.000Z"
     if isinstance(value, str):
         text = value.strip()
-        if _DAY.match(text):
-            return f"{text}T00:00:00.000Z"
         try:
+            if _DAY.fullmatch(text):  # a day of the calendar, not only of the pattern
+                return to_instant(date.fromisoformat(text))
             parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             raise ValueError(

@@ -15,6 +15,7 @@ from groundnote.core.bundles import (
     HeadPathItem,
 )
 from groundnote.core.capabilities import CAPABILITIES
+from groundnote.core.dates import impossible_dates
 from groundnote.core.fts import rebuild_fts
 from groundnote.core.mail_import import MailImportReport, import_mail, parse_mail_files
 from groundnote.core.models import StoreSourceInput
@@ -25,7 +26,10 @@ from groundnote.core.transfer import export_lines, import_lines
 from groundnote.store import Subsystem, load_migrations
 
 SUBSYSTEM = Subsystem(
-    "core", load_migrations("groundnote.core", "core"), pending=proposed_rule_count
+    "core",
+    load_migrations("groundnote.core", "core"),
+    check=impossible_dates,
+    pending=proposed_rule_count,
 )
 
 __all__ = [

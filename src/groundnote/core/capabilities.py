@@ -75,7 +75,7 @@ LIST_SCOPES: Capability[ListScopesInput, ListScopesOutput] = Capability(
         "Call it first when you do not know which scope to name; every other tool needs one."
     ),
     handler=handlers.list_scopes,
-    mcp=McpExposure("list_scopes"),
+    mcp=McpExposure("list_scopes", "List your scopes"),
     http=HttpExposure("GET", "/v1/scopes"),
     cli=CliExposure(("scopes",)),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -95,7 +95,7 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
         "table and the file size. Without a scope it reports every scope you may read."
     ),
     handler=handlers.status,
-    mcp=McpExposure("status"),
+    mcp=McpExposure("status", "Show what a scope holds"),
     http=HttpExposure("GET", "/v1/status"),
     cli=CliExposure(("status",)),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -137,7 +137,7 @@ SEARCH: Capability[SearchInput, SearchOutput] = Capability(
         "adopted, and say so when an entry is marked proposed (nobody confirmed its link yet)."
     ),
     handler=handlers.search,
-    mcp=McpExposure("search"),
+    mcp=McpExposure("search", "Search the rules"),
     http=HttpExposure("POST", "/v1/search"),
     cli=CliExposure(("search",)),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -160,7 +160,7 @@ READ_RULE: Capability[ReadRuleInput, RuleAnswer] = Capability(
         "its date; if it is superseded, read and cite the successor instead."
     ),
     handler=handlers.read_rule,
-    mcp=McpExposure("read_rule"),
+    mcp=McpExposure("read_rule", "Read a rule"),
     http=HttpExposure("GET", "/v1/rules/{id}"),
     cli=CliExposure(("rules", "show")),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -183,7 +183,7 @@ PROVENANCE: Capability[ReadRuleInput, ProvenanceOutput] = Capability(
         "person the sources and who decided."
     ),
     handler=handlers.provenance,
-    mcp=McpExposure("provenance"),
+    mcp=McpExposure("provenance", "Trace where a rule comes from"),
     http=HttpExposure("GET", "/v1/rules/{id}/provenance"),
     cli=CliExposure(("rules", "provenance")),
     annotations=Annotations(read_only=True, idempotent=True),
@@ -265,7 +265,7 @@ PROPOSE_RULE: Capability[ProposeRuleInput, RuleAnswer] = Capability(
         'and marked auto_adopted: say "auto-adopted" whenever you cite it.'
     ),
     handler=handlers.propose_rule,
-    mcp=McpExposure("propose_rule"),
+    mcp=McpExposure("propose_rule", "Propose a rule"),
     http=HttpExposure("POST", "/v1/rules"),
     cli=CliExposure(("rules", "propose")),
     annotations=Annotations(read_only=False),
@@ -287,7 +287,7 @@ RULE_RETRACT: Capability[RetractInput, RuleAnswer] = Capability(
         "Returns the rule, now retracted, with its decision history; it no longer answers searches."
     ),
     handler=handlers.rule_retract,
-    mcp=McpExposure("rule_retract"),
+    mcp=McpExposure("rule_retract", "Retract an auto-adopted rule"),
     http=HttpExposure("POST", "/v1/rules/{id}/retract"),
     cli=CliExposure(("rules", "retract")),
     annotations=Annotations(read_only=False, destructive=True),
@@ -311,7 +311,7 @@ STORE_SOURCE: Capability[StoreSourceInput, SourceOut] = Capability(
         "cite those refs in propose_rule."
     ),
     handler=handlers.store_source,
-    mcp=McpExposure("store_source"),
+    mcp=McpExposure("store_source", "Store a mail or meeting"),
     http=HttpExposure("POST", "/v1/sources"),
     cli=CliExposure(("sources", "store")),
     annotations=Annotations(read_only=False, idempotent=True),
@@ -333,7 +333,7 @@ FEEDBACK: Capability[FeedbackInput, FeedbackOutput] = Capability(
         "offer to propose the correct rule."
     ),
     handler=handlers.feedback,
-    mcp=McpExposure("feedback"),
+    mcp=McpExposure("feedback", "Rate a search result"),
     http=HttpExposure("POST", "/v1/feedback"),
     cli=CliExposure(("feedback",)),
     annotations=Annotations(read_only=False),

@@ -22,7 +22,8 @@ from groundnote.core.rules import (
 from groundnote.core.sources import MailIn, MeetingIn
 from groundnote.core.transfer import ImportCounts
 from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day, EntityId, RuleId, ScopeName
+from groundnote.domain.ids import Day, EntityId, IdempotencyKey, RuleId, ScopeName
+from groundnote.domain.text import Prose
 
 __all__ = [
     "EvidenceIn",
@@ -156,7 +157,7 @@ class ListRulesInput(StrictModel):
         None, min_length=1, max_length=500, description="Words the rule contains."
     )
     limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=1_000_000_000)
 
 
 class RuleList(BaseModel):
@@ -168,7 +169,7 @@ class RuleList(BaseModel):
 class ScopePageInput(StrictModel):
     scope: ScopeName
     limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=1_000_000_000)
 
 
 class ProvenanceAttachment(BaseModel):
@@ -224,7 +225,7 @@ class EvidenceIn(StrictModel):
 
 class ProposeRuleInput(StrictModel):
     scope: ScopeName
-    statement: str = Field(
+    statement: Prose = Field(
         min_length=1,
         max_length=2000,
         pattern=r"\S",
@@ -234,12 +235,19 @@ class ProposeRuleInput(StrictModel):
     valid_from: Day | None = Field(None, description="First day it holds; default today.")
     valid_to: Day | None = Field(None, description="Last day it holds; omitted: open-ended.")
     supersedes: RuleId | None = Field(None, description="The adopted rule this one replaces.")
+    idempotency_key: IdempotencyKey | None = Field(
+        None,
+        description=(
+            "Any unique text (e.g. a UUID) to make a retry safe: a call repeated with the same "
+            "key and input gets the first answer and writes nothing again."
+        ),
+    )
 
 
 class RetractInput(StrictModel):
     scope: ScopeName
     id: RuleId
-    reason: str = Field(
+    reason: Prose = Field(
         min_length=1,
         pattern=r"\S",
         max_length=1000,

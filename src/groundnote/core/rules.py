@@ -38,7 +38,7 @@ RuleStatus = Literal["proposed", "adopted", "rejected", "superseded", "retracted
 _SOURCE = SOURCE_ID_RE.strip("^$")
 _ATTACHMENT = ATTACHMENT_REF_RE.strip("^$")
 EVIDENCE_REF_RE = rf"^(source/{_SOURCE}|attachment/{_ATTACHMENT}|{_SOURCE}|{_ATTACHMENT})$"
-_ATTACHMENT_FULL = re.compile(rf"^(?P<id>{_SOURCE})#(?P<n>[1-9]\d*)$")
+_ATTACHMENT_FULL = re.compile(rf"^(?P<id>{_SOURCE})#(?P<n>[1-9]\d*)\Z")
 # A rule older than this is worth a question before anyone relies on it.
 STALE_DAYS = 365
 

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field, model_validator
 
 from groundnote.core.fts import index_source
 from groundnote.domain.guidance import Next, StrictModel
-from groundnote.domain.ids import Day
+from groundnote.domain.ids import INSTANT_RE, Day, Instant
+from groundnote.domain.text import OneLine
 
 __all__ = [
     "INSTANT_RE",
@@ -43,7 +44,6 @@ __all__ = [
 
 
 MESSAGE_ID_RE = r"^<[^<>\s]+>$"
-INSTANT_RE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"
 MAX_BODY = 1_000_000
 MAX_ATTACHMENT_TEXT = 2_000_000
 
@@ -60,7 +60,7 @@ def attachment_ref(source_id: str, n: int) -> str:
 
 
 class AttachmentIn(StrictModel):
-    filename: str = Field(min_length=1, max_length=255)
+    filename: OneLine = Field(min_length=1, max_length=255)
     media_type: str = Field(pattern=r"^[A-Za-z0-9][\w.+-]*/[\w.+-]+$", max_length=127)
     size: int | None = Field(None, ge=0, description="Bytes of the file; omitted: those of text.")
     sha256: str | None = Field(
@@ -88,9 +88,7 @@ class MailIn(StrictModel):
     sender: Address | None = Field(None, description="The From header.")
     to: list[Address] = Field(default_factory=list, max_length=500)
     cc: list[Address] = Field(default_factory=list, max_length=500)
-    sent_at: str | None = Field(
-        None, pattern=INSTANT_RE, description="UTC instant of the Date header."
-    )
+    sent_at: Instant | None = Field(None, description="UTC instant of the Date header.")
     body: str = Field("", max_length=MAX_BODY, description="The body as plain text.")
     in_reply_to: MessageId | None = Field(None, description="The In-Reply-To header: <message-id>.")
     references: list[MessageId] = Field(default_factory=list, max_length=200)
@@ -100,7 +98,7 @@ class MailIn(StrictModel):
 class MeetingIn(StrictModel):
     kind: Literal["meeting"] = "meeting"
     id: str = Field(pattern=r"^jamie:[A-Za-z0-9._-]{1,200}$", description="jamie:<meeting id>.")
-    title: str = Field(min_length=1, max_length=500)
+    title: OneLine = Field(min_length=1, max_length=500)
     date: Day
     participants: list[Address] = Field(default_factory=list, max_length=500)
     transcript: str = Field(min_length=1, max_length=MAX_BODY)

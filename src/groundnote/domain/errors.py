@@ -17,10 +17,14 @@
     │   ├── HasChildren                  has-children
     │   ├── StateChanged                 state-changed
     │   ├── VersionOutdated              version-outdated
-    │   └── AlreadyDecided               already-decided
+    │   ├── AlreadyDecided               already-decided
+    │   ├── Cancelled                    cancelled
+    │   └── IdempotencyConflict          idempotency-conflict
     ├── PayloadTooLarge                  payload-too-large      413
     ├── DepthLimit                       depth-limit            422
-    └── Internal                         internal               500
+    ├── TooManyAttempts                  too-many-attempts      429
+    ├── Internal                         internal               500
+    └── Busy                             busy                   503
 
 Each class knows its code, HTTP status and default remedy; an instance may carry a more
 precise remedy, up to three `next` steps and the extras of seed 000 §8 (`candidates`,
@@ -34,6 +38,8 @@ from typing import Any, ClassVar
 __all__ = [
     "AlreadyDecided",
     "AuthRequired",
+    "Busy",
+    "Cancelled",
     "ChannelNotAllowed",
     "Conflict",
     "Cycle",
@@ -41,6 +47,7 @@ __all__ = [
     "DuplicateCandidate",
     "GroundnoteError",
     "HasChildren",
+    "IdempotencyConflict",
     "Internal",
     "NotFound",
     "ParentArchived",
@@ -51,6 +58,7 @@ __all__ = [
     "ScopeMismatch",
     "ScopeNotAllowed",
     "StateChanged",
+    "TooManyAttempts",
     "ValidationFailed",
     "VersionOutdated",
     "decisions_belong_to_people",
@@ -71,7 +79,7 @@ class GroundnoteError(Exception):
         message: str,
         *,
         remedy: str | None = None,
-        next: list[dict[str, str]] | None = None,
+        next: list[dict[str, Any]] | None = None,
         **extras: Any,
     ) -> None:
         super().__init__(message)
@@ -196,6 +204,14 @@ class AlreadyDecided(Conflict):
     default_remedy = "A decision exists already; nothing to do."
 
 
+class IdempotencyConflict(Conflict):
+    code = "idempotency-conflict"
+    default_remedy = (
+        "Use a new Idempotency-Key for a new request; repeat a key only with the very input "
+        "it was first sent with."
+    )
+
+
 class PayloadTooLarge(GroundnoteError):
     code = "payload-too-large"
     status = 413
@@ -208,9 +224,37 @@ class DepthLimit(GroundnoteError):
     default_remedy = "Ask for fewer levels and expand nodes step by step."
 
 
+class Cancelled(Conflict):
+    """The caller cancelled the call before its write committed (MCP `notifications/cancelled`);
+    nothing was written."""
+
+    code = "cancelled"
+    default_remedy = "Nothing was written; call again if it is still wanted."
+
+
+class TooManyAttempts(GroundnoteError):
+    code = "too-many-attempts"
+    status = 429
+    default_remedy = (
+        "Wait the seconds Retry-After names, then call again with a valid token or login link."
+    )
+
+
 class Internal(GroundnoteError):
     code = "internal"
     status = 500
+
+
+class Busy(GroundnoteError):
+    """Other writers held the store file longer than `store.busy_timeout_seconds`."""
+
+    code = "busy"
+    status = 503
+    default_remedy = (
+        "Retry the same call in a moment: other processes were writing the same scope and "
+        "nothing of this call was written. If it keeps happening, the operator can raise "
+        "store.busy_timeout_seconds."
+    )
 
 
 def error_classes() -> list[type[GroundnoteError]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Guidance", "Next", "PathItem", "StrictModel"]
@@ -15,6 +17,9 @@ class StrictModel(BaseModel):
 
 class Next(BaseModel):
     tool: str = Field(description="A tool or prompt name.")
+    arguments: dict[str, Any] | None = Field(
+        None, description="The arguments of the suggested call, where they are known."
+    )
     why: str
 
 

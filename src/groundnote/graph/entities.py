@@ -83,8 +83,15 @@ def candidate(match: Match) -> dict[str, Any]:
     }
 
 
-def _duplicate_next(found: list[dict[str, Any]]) -> list[dict[str, str]]:
-    return [{"tool": "entity_path", "why": f"check the place of {found[0]['id']}"}]
+def _duplicate_next(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    best = found[0]["id"]
+    return [
+        {
+            "tool": "entity_path",
+            "arguments": {"scope": scope_of(best), "id": best},
+            "why": f"check the place of {best}, then ask the person whether it is the one meant",
+        }
+    ]
 
 
 # -- checks ------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """entity_fts, the durable trigram index of normalised names (seed 000 §3.2, AT5).
 
 The only module that writes entity_fts: rowid = entity.seq; `name` is normalize(name) and
-`aliases` the normalised aliases joined by `|`. After a commit the writer calls `published`
-so the in-memory recall index (graph/trigram.py) re-reads what changed.
+`aliases` the normalised aliases joined by `|`. Each write records the row's seq in the store's
+change record (same transaction), from which every process's in-memory recall index
+(graph/trigram.py) catches up before it answers; after a commit the writer calls `published`
+so this process's index takes the change in at once instead of on its next read.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import sqlite3
 from collections.abc import Iterable
 
 from groundnote.graph.normalize import normalize, trigrams
-from groundnote.graph.trigram import index_for
-from groundnote.store import Database
+from groundnote.graph.trigram import CHANGE_KIND, index_for
+from groundnote.store import Database, changes
 
 __all__ = ["literal_recall", "published", "put_text", "rebuild_fts", "remove_text"]
 
@@ -25,15 +27,18 @@ def put_text(conn: sqlite3.Connection, seq: int, name: str, aliases: Iterable[st
         "INSERT INTO entity_fts (rowid, name, aliases) VALUES (?, ?, ?)",
         (seq, normalize(name), "|".join(normalize(a) for a in aliases)),
     )
+    changes.record(conn, CHANGE_KIND, str(seq))
 
 
 def remove_text(conn: sqlite3.Connection, seq: int) -> None:
     conn.execute("DELETE FROM entity_fts WHERE rowid = ?", (seq,))
+    changes.record(conn, CHANGE_KIND, str(seq))
 
 
-def published(db: Database, seqs: Iterable[int]) -> None:
-    """After the commit: bring the in-memory index in step with these entities."""
-    index_for(db).refresh(seqs)
+def published(db: Database) -> None:
+    """After the commit: bring this process's index in step with what the change record names
+    (this write's entities, and whatever other processes committed meanwhile)."""
+    index_for(db).catch_up()
 
 
 def rebuild_fts(db: Database) -> int:
@@ -46,7 +51,8 @@ def rebuild_fts(db: Database) -> int:
         for row in rows:
             aliases = [str(a) for a in _json_list(row["aliases"])]
             put_text(conn, row["seq"], row["name"], aliases)
-    index_for(db).reset()
+        # Every process re-reads all of it, instead of one change row per entity.
+        changes.record(conn, CHANGE_KIND, changes.EVERYTHING)
     return len(rows)
 
 

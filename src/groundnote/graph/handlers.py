@@ -95,11 +95,29 @@ def _check_scope(scope: str, entity_id: str) -> None:
 
 
 def _after_write(entity: EntityOut) -> list[Next]:
-    steps = [Next(tool="link_propose", why=f"file the item under {entity.name}")]
+    steps = [
+        Next(
+            tool="link_propose",
+            arguments={"scope": entity.scope, "to_ref": f"entity/{entity.id}"},
+            why=f"file the item under {entity.name}: add from_ref, type and confidence",
+        )
+    ]
     if entity.parent_id:
-        steps.append(Next(tool="entity_tree", why=f"see the siblings under {entity.parent_id}"))
+        steps.append(
+            Next(
+                tool="entity_tree",
+                arguments={"scope": entity.scope, "id": entity.parent_id},
+                why=f"see the siblings under {entity.parent_id}",
+            )
+        )
     else:
-        steps.append(Next(tool="entity_tree", why="see the top level of the scope"))
+        steps.append(
+            Next(
+                tool="entity_tree",
+                arguments={"scope": entity.scope},
+                why="see the top level of the scope",
+            )
+        )
     return steps
 
 
@@ -146,18 +164,32 @@ def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
             candidates=candidates,
             path=top_path,
             next=[
-                Next(tool="entity_path", why=f"check the place of {best.id}"),
-                Next(tool="link_propose", why=f"file the item there ({best.id})"),
+                Next(
+                    tool="entity_path",
+                    arguments={"scope": value.scope, "id": best.id},
+                    why=f"check the place of {best.id}",
+                ),
+                Next(
+                    tool="link_propose",
+                    arguments={"scope": value.scope, "to_ref": f"entity/{best.id}"},
+                    why=f"file the item there ({best.id}): add from_ref, type and confidence",
+                ),
             ],
         )
     if candidates:
+        # Only similar names: the person knows whether one of them is meant, the agent does not.
+        best = candidates[0]
         return ResolveOutput(
             candidates=candidates,
             path=[],
             next=[
                 Next(
                     tool="entity_path",
-                    why=f"check the place of the best candidate {candidates[0].id}",
+                    arguments={"scope": value.scope, "id": best.id},
+                    why=(
+                        f"only similar names: show the person the path of {best.id} "
+                        f"({best.name}) and ask whether it is the one meant before using it"
+                    ),
                 ),
                 Next(tool="entity_create", why="only if the person says none is meant"),
             ],
@@ -199,7 +231,7 @@ def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
         # Read back on the writer: the answer is exactly what commits, and the writer's page
         # cache is warm, while a reader's is dropped after every commit.
         entity, path = _entity(ctx, value.scope, written.id)
-    fts.published(db, [written.seq])
+    fts.published(db)
     return CreateOutput(
         entity=entity,
         created=True,
@@ -258,7 +290,7 @@ def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
         if written.overridden:
             ctx.log.stages = {"overridden": written.overridden}
     if written.changed:
-        fts.published(db, [written.seq])
+        fts.published(db)
     entity, path = _entity(ctx, value.scope, value.id)
     return UpdateOutput(
         entity=entity,
@@ -287,8 +319,21 @@ def entity_path(ctx: Context, value: PathInput) -> PathOutput:
         versions=history,
         path=items,
         next=[
-            Next(tool="entity_tree", why=f"see what lies below {entity.name}"),
-            Next(tool="link_list", why=f"see what is filed under {entity.name}"),
+            Next(
+                tool="link_propose",
+                arguments={"scope": value.scope, "to_ref": f"entity/{value.id}"},
+                why=f"file the item under {entity.name}: add from_ref, type and confidence",
+            ),
+            Next(
+                tool="entity_tree",
+                arguments={"scope": value.scope, "id": value.id},
+                why=f"see what lies below {entity.name}",
+            ),
+            Next(
+                tool="link_list",
+                arguments={"scope": value.scope, "ref": f"entity/{value.id}"},
+                why=f"see what is filed under {entity.name}",
+            ),
         ],
     )
 
@@ -353,12 +398,16 @@ def _tree(ctx: Context, scope: str, entity_id: str | None, depth: int, page: int
         steps.append(
             Next(
                 tool="entity_tree",
+                arguments={"scope": scope, "id": hidden.id},
                 why=f"expand {hidden.id} ({hidden.name}): "
                 f"{hidden.hidden_children} children not shown",
             )
         )
     if page < pages:
-        steps.append(Next(tool="entity_tree", why=f"see page {page + 1} of {pages}"))
+        arguments = {"scope": scope, "page": page + 1} | ({"id": entity_id} if entity_id else {})
+        steps.append(
+            Next(tool="entity_tree", arguments=arguments, why=f"see page {page + 1} of {pages}")
+        )
     if not steps and nodes:
         steps.append(Next(tool="entity_path", why="check the place of a node before filing"))
     return TreeOutput(

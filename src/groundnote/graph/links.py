@@ -237,7 +237,7 @@ def _source_ref(raw: Any) -> str | None:
         return None
     text = raw.split("/", 1)[1] if raw.startswith(("source/", "attachment/")) else raw
     text = text.split("#", 1)[0]
-    return "source/" + text if _SOURCE.match(text) else None
+    return "source/" + text if _SOURCE.fullmatch(text) else None
 
 
 def computed_links(conn: sqlite3.Connection, ref: str) -> list[LinkOut]:

@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from groundnote.domain.guidance import Next, PathItem, StrictModel
-from groundnote.domain.ids import EntityId, ScopeName
+from groundnote.domain.ids import EntityId, IdempotencyKey, ScopeName
+from groundnote.domain.text import visible_line, visible_text
 from groundnote.graph.normalize import MAX_CHARS, normalize
 
 __all__ = [
@@ -48,11 +49,16 @@ def _bounded(value: str) -> str:
 
 
 Name = Annotated[
-    str, StringConstraints(min_length=1, max_length=MAX_CHARS), AfterValidator(_bounded)
+    str,
+    StringConstraints(min_length=1, max_length=MAX_CHARS),
+    AfterValidator(visible_line),
+    AfterValidator(_bounded),
 ]
 RawAlias = Annotated[str, StringConstraints(min_length=1, max_length=MAX_CHARS)]
-Evidence = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
-Reason = Annotated[str, StringConstraints(max_length=1000)]
+Evidence = Annotated[
+    str, StringConstraints(min_length=1, max_length=1000), AfterValidator(visible_text)
+]
+Reason = Annotated[str, StringConstraints(max_length=1000), AfterValidator(visible_text)]
 
 _SOURCE = r"(?:jamie:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)"
 ENDPOINT_RE = (
@@ -131,6 +137,13 @@ class CreateInput(StrictModel):
     evidence: Evidence | None = Field(None, description="A ref (source/…, URL) or short text.")
     reason: Reason | None = None
     force: bool = Field(False, description="Create despite similar entities; needs a reason.")
+    idempotency_key: IdempotencyKey | None = Field(
+        None,
+        description=(
+            "Any unique text (e.g. a UUID) to make a retry safe: a call repeated with the same "
+            "key and input gets the first answer and writes nothing again."
+        ),
+    )
 
 
 _SIMILAR = (
@@ -180,14 +193,14 @@ class UpdateOutput(_Guided):
 class TreeInput(StrictModel):
     scope: ScopeName
     id: EntityId | None = Field(None, description="The entity to expand; omitted: the top level.")
-    depth: int = Field(1, ge=1, description="Levels below the entity, at most 3.")
-    page: int = Field(1, ge=1, description="Page of the direct children, 50 per page.")
+    depth: int = Field(1, ge=1, le=1000, description="Levels below the entity, at most 3.")
+    page: int = Field(1, ge=1, le=100_000, description="Page of the direct children, 50 per page.")
 
 
 class ScopeTreeInput(StrictModel):
     scope: ScopeName
-    depth: int = Field(1, ge=1, description="Levels below the top, at most 3.")
-    page: int = Field(1, ge=1, description="Page of the top level, 50 per page.")
+    depth: int = Field(1, ge=1, le=1000, description="Levels below the top, at most 3.")
+    page: int = Field(1, ge=1, le=100_000, description="Page of the top level, 50 per page.")
 
 
 class TreeNode(BaseModel):
@@ -270,7 +283,7 @@ class LinkListInput(StrictModel):
     scope: ScopeName
     ref: Endpoint
     grouped: bool = Field(False, description="On an entity: everything about it and below.")
-    page: int = Field(1, ge=1)
+    page: int = Field(1, ge=1, le=100_000)
 
 
 class Entry(BaseModel):

@@ -65,13 +65,13 @@ def _check(arguments: dict[str, str], config: Any, allowed: tuple[PromptArgument
             raise ValidationFailed(f"The argument {arg.name} is required.")
     problems = []
     scope = arguments.get("scope", "")
-    if not re.match(SCOPE_RE, scope):
+    if not re.fullmatch(SCOPE_RE, scope):
         problems.append("scope is not a scope name")
     if "type" in arguments and arguments["type"] not in config.graph.entity_types:
         problems.append("type must be one of " + ", ".join(config.graph.entity_types))
-    if "source" in arguments and not re.match(SOURCE_ID_RE, arguments["source"]):
+    if "source" in arguments and not re.fullmatch(SOURCE_ID_RE, arguments["source"]):
         problems.append("source must be a mail:<message-id> or jamie:<id>")
-    if "ref" in arguments and not re.match(ENDPOINT_RE, arguments["ref"]):
+    if "ref" in arguments and not re.fullmatch(ENDPOINT_RE, arguments["ref"]):
         problems.append("ref must be a rule/, source/, attachment/ or entity/ ref")
     for key, limit in _LIMITS.items():
         if len(arguments.get(key, "")) > limit:

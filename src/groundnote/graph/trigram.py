@@ -4,10 +4,13 @@
 OR of every trigram, ORDER BY rank) took 180 ms p95 at 100,000 entities. This index holds the
 same normalised texts with a trigram → seq posting array, an exact-text map, a map of lookup
 keys (initials, and first initial + last name for persons) and how many entities hold each
-token (the scoring's frequency weights, issue 21), and answers in a few milliseconds. It is built from entity_fts on first use through a
-private connection (so it only ever sees committed rows) and refreshed after each commit by
-re-reading the rows that write touched, under the index lock: the last refresh always reads
-the latest committed state, and a rolled back write never reaches it.
+token (the scoring's frequency weights, issue 21), and answers in a few milliseconds. It is built from entity_fts on first use and kept in
+step by the store's change record (`store.changes`): every write of entity_fts records the
+entity's seq in the same transaction, and every read of the index first re-reads the seqs
+recorded since the index last looked, whichever process committed them. Both run under the
+index lock on the file's snapshot connection, so the index only ever holds committed rows, a
+rolled back write never reaches it, and a write transaction (which holds the file's write
+lock) checks duplicates against the latest committed state.
 
 Counting shared trigrams is the hot loop: generated and real names repeat a small vocabulary
 ("projekt", "vertrieb", "gmbh"), so a query's posting lists add up to 100,000 and more seqs.
@@ -18,6 +21,7 @@ similarity of every entity that shares a trigram is then one vector expression, 
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import weakref
 from array import array
@@ -28,9 +32,15 @@ import numpy as np
 import numpy.typing as npt
 
 from groundnote.graph.normalize import lookup_keys, match_form, trigrams
-from groundnote.store import Database, connect
+from groundnote.store import Database
+from groundnote.store.changes import Watch
 
-__all__ = ["TrigramIndex", "index_for"]
+__all__ = ["CHANGE_KIND", "TrigramIndex", "index_for"]
+
+# The change record's kind for a row of entity_fts; its ref is the row's rowid (entity.seq).
+CHANGE_KIND = "entity_fts"
+# SQLite allows 32,766 host parameters; a catch-up after a bulk import re-reads in batches.
+_BATCH = 5000
 
 # An exact or initials key usually names one entity: an int costs a fraction of a set.
 _Seqs = int | set[int]
@@ -40,7 +50,7 @@ class TrigramIndex:
     def __init__(self, db: Database) -> None:
         # Weak, so that the registry's value does not keep its key (the Database) alive.
         self._db = weakref.ref(db)
-        self._path = db.path
+        self._watch = Watch(db)
         self._lock = threading.Lock()
         self._built = False
         self._texts: dict[int, tuple[str, ...]] = {}  # seq → (name, *aliases), normalised
@@ -54,15 +64,21 @@ class TrigramIndex:
     # -- keeping in step -------------------------------------------------------------------
 
     def _ensure_built(self) -> None:
-        if self._built:
+        """Build on first use, else catch up with what was committed since the last look;
+        called under the lock at the start of every read of the index."""
+        db = self._db()
+        if db is None or not self._watch.moved():
             return
-        conn = connect(self._path)
-        try:
-            for row in conn.execute("SELECT rowid, name, aliases FROM entity_fts"):
-                self._put(row[0], _texts(row[1], row[2]))
-        finally:
-            conn.close()
-        self._built = True
+        with self._watch.snapshot() as conn:
+            caught = self._watch.since(conn, CHANGE_KIND)
+            if caught.everything:
+                self._clear()
+                for row in conn.execute("SELECT rowid, name, aliases FROM entity_fts"):
+                    self._put(row[0], _texts(row[1], row[2]))
+                self._built = True
+            elif caught.refs:
+                self._reread(conn, sorted(int(ref) for ref in caught.refs))
+            self._watch.advance(caught)
 
     @property
     def built(self) -> bool:
@@ -73,39 +89,50 @@ class TrigramIndex:
         with self._lock:
             self._ensure_built()
 
+    def catch_up(self) -> None:
+        """Take in what was committed since the last read (after a commit, to stay warm)."""
+        with self._lock:
+            if self._built:
+                self._ensure_built()
+
     def refresh(self, seqs: Iterable[int]) -> None:
         """Re-read these entities from the committed entity_fts; call after the commit."""
         wanted = sorted(set(seqs))
         with self._lock:
             if not self._built or not wanted:
                 return  # the first use reads everything committed
-            marks = ",".join("?" * len(wanted))
-            db = self._db()
-            if db is None:
-                return
-            with db.read() as conn:
-                rows = {
-                    r[0]: _texts(r[1], r[2])
-                    for r in conn.execute(
-                        f"SELECT rowid, name, aliases FROM entity_fts WHERE rowid IN ({marks})",
-                        wanted,
-                    )
-                }
-            for seq in wanted:
+            with self._watch.snapshot() as conn:
+                self._reread(conn, wanted)
+
+    def _reread(self, conn: sqlite3.Connection, wanted: list[int]) -> None:
+        for start in range(0, len(wanted), _BATCH):
+            part = wanted[start : start + _BATCH]
+            marks = ",".join("?" * len(part))
+            rows = {
+                r[0]: _texts(r[1], r[2])
+                for r in conn.execute(
+                    f"SELECT rowid, name, aliases FROM entity_fts WHERE rowid IN ({marks})", part
+                )
+            }
+            for seq in part:
                 self._drop(seq)
                 if seq in rows:
                     self._put(seq, rows[seq])
 
     def reset(self) -> None:
-        """Forget everything; the next use rebuilds from entity_fts (after rebuild_fts)."""
+        """Forget everything; the next use rebuilds from entity_fts."""
         with self._lock:
-            self._built = False
-            self._texts.clear()
-            self._sizes = np.zeros(1024, dtype=np.int32)
-            self._postings.clear()
-            self._exact.clear()
-            self._initials.clear()
-            self._tokens.clear()
+            self._clear()
+            self._watch.forget()
+
+    def _clear(self) -> None:
+        self._built = False
+        self._texts.clear()
+        self._sizes = np.zeros(1024, dtype=np.int32)
+        self._postings.clear()
+        self._exact.clear()
+        self._initials.clear()
+        self._tokens.clear()
 
     def _put(self, seq: int, texts: tuple[str, ...]) -> None:
         self._texts[seq] = texts

@@ -48,6 +48,7 @@ __all__ = ["CAPABILITIES", "SHAPE_CAPABILITIES"]
 
 def _tool(
     name: str,
+    title: str,
     handler: Any,
     input: type[BaseModel],
     output: type[BaseModel],
@@ -64,7 +65,7 @@ def _tool(
         output=output,
         description=description,
         handler=handler,
-        mcp=McpExposure(name),
+        mcp=McpExposure(name, title),
         annotations=Annotations(read_only=False, idempotent=idempotent),
     )
 
@@ -72,47 +73,59 @@ def _tool(
 TOOLS: list[Capability[Any, Any]] = [
     _tool(
         "concept_create",
+        "Create a learned concept",
         handlers.concept_create,
         ConceptCreateInput,
         ConceptWritten,
-        "Create a learned concept in your org from explicit fields (name, shape, optional "
-        "summary, content, priority, budget, metadata). Same operation as the "
-        "concept_create_write shape; the write is audited.",
+        "Create a learned concept for your organisation: a named piece of know-how (name, "
+        "shape, and optionally summary, content, priority, budget, metadata) that automations "
+        "reuse. Use it when you learned something worth reusing that no concept holds yet; "
+        "for a signature you meet repeatedly use concept_upsert_by_signature instead. Returns "
+        "the concept's id; the write is audited, and nothing needs a person's approval.",
     ),
     _tool(
         "concept_link",
+        "Relate two concepts",
         handlers.concept_link,
         LinkData,
         EdgeWritten,
-        "Link two concepts of your org with a typed edge. Linking the same pair and type again "
-        "moves its weight towards the observed weight by an exponential moving average "
-        "(alpha from impulses.ema_alpha) and counts the observation.",
+        "Relate two concepts of your organisation with a typed, weighted edge, for example "
+        "that one usually follows the other. Use it each time you observe the relation: "
+        "linking the same pair and type again moves the weight a step towards the weight you "
+        "observed (a moving average) and counts the observation. Returns the edge with its "
+        "weight and count.",
     ),
     _tool(
         "concept_upsert_by_signature",
+        "Get or create a concept by signature",
         handlers.concept_upsert_by_signature,
         SignatureUpsertRequest,
         SignatureUpserted,
-        "Get or create the concept for an impulse signature (pointer_type, shape) in your org. "
-        "Idempotent: the first call answers created true, every later call the same id with "
-        "created false.",
+        "Get the concept for a kind of input you handle (its pointer_type and shape), creating "
+        "it the first time. Safe to repeat: the first call answers created true, every later "
+        "call the same id with created false. Use its id with concept_record_usage and "
+        "concept_link.",
         idempotent=True,
     ),
     _tool(
         "concept_record_usage",
+        "Record that a concept was used",
         handlers.concept_record_usage,
         UsageData,
         UsageWritten,
-        "Record that a concept was used by an activity: trace id, activity execution id and "
-        "outcome. A success credits the concept.",
+        "Record that you (or an automation) used a concept, with the trace id, the activity's "
+        "execution id and the outcome. A success credits the concept, so good concepts rank "
+        "higher next time. Call it once per use, after you know the outcome.",
     ),
     _tool(
         "concept_sequence_record",
+        "Record a sequence of concepts",
         handlers.concept_sequence_record,
         SequenceData,
         SequenceWritten,
-        "Record an ordered sequence of concepts of your org (e.g. the order an activity used "
-        "them in), with its trace and outcome.",
+        "Record the order in which concepts of your organisation were used in one activity, "
+        "with its trace id and outcome, so that a sequence that worked can be suggested "
+        "again. Call it once, at the end of the activity.",
     ),
 ]
 

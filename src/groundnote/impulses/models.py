@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from groundnote.domain.guidance import StrictModel
+from groundnote.domain.text import OneLine
 
 __all__ = [
     "AUDIT_FIELD",
@@ -68,7 +69,7 @@ class _ConceptFields(StrictModel):
 class CreateConceptRequest(_ConceptFields):
     """`conceptData` of concept_create_write; the input of the MCP tool concept_create."""
 
-    name: str = Text
+    name: OneLine = Text
     shape: str = Field(min_length=1, max_length=200)
     content: str | None = Field(None, max_length=200_000)
     source_type: str | None = Field(None, max_length=100)
@@ -79,7 +80,7 @@ class ConceptFromSource(_ConceptFields):
 
     source_type: str = Field(min_length=1, max_length=100)
     content: str = Field(min_length=1, max_length=200_000)
-    name: str | None = Field(None, min_length=1, max_length=500)
+    name: OneLine | None = Field(None, min_length=1, max_length=500)
 
 
 class SignatureUpsertRequest(StrictModel):

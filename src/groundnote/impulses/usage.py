@@ -40,7 +40,7 @@ __all__ = [
     "usage_stats",
 ]
 
-_SYNTHETIC = re.compile(r"^(synthetic|test|fake|mock|dummy|bench)|^[0-]+$", re.IGNORECASE)
+_SYNTHETIC = re.compile(r"^(synthetic|test|fake|mock|dummy|bench)|^[0-]+\Z", re.IGNORECASE)
 
 
 def is_synthetic_trace(trace_id: str) -> bool:

@@ -49,16 +49,16 @@ RECORD: Capability[KnowledgeRecordInput, KnowledgeRecord] = Capability(
     input=KnowledgeRecordInput,
     output=KnowledgeRecord,
     description=(
-        "One knowledge record by id — candidate or curated — with every reference it names "
-        "resolved: a session against the tracked session records and the ledger, a task or "
-        "decision against the ledger and the task store, a commit against git, a file or test "
-        "against the index and the tree, a rule, an ADR, an issue or another record against "
-        "the index. Which references dangle is the question a reviewer asks before promoting, "
-        "and the one the integrity validator asks of every record. A `task:none` or "
-        "`decision:none` reference is refused by name."
+        "Read one knowledge record of a scope's repository by id: a fact, convention, "
+        "constraint, memory or lesson the team wrote down, candidate or curated, with every "
+        "reference it names checked (a commit, file, test, task, decision, session, rule or "
+        "other record) and marked object, external, historical or missing with the reason. "
+        "Use it when a question touches how the team works or why something is so; tell the "
+        "person the record's status, and say which references are missing before relying on "
+        "it. A `task:none` or `decision:none` reference is refused by name."
     ),
     handler=handlers.record,
-    mcp=McpExposure("majordomus_knowledge_record"),
+    mcp=McpExposure("majordomus_knowledge_record", "Read a knowledge record"),
     http=HttpExposure("GET", "/api/v1/knowledge/record"),
     cli=CliExposure(("knowledge", "record"), arguments=("id",)),
     annotations=_READ,
@@ -92,13 +92,14 @@ CANDIDATES: Capability[CandidatesInput, CandidatesOutput] = Capability(
     input=CandidatesInput,
     output=CandidatesOutput,
     description=(
-        "The knowledge records awaiting review — status `candidate` — newest first, each with "
-        "whether every reference it names resolves and how many dangle. Which references "
-        "dangle is the question a reviewer asks before promoting; read one with "
-        "majordomus_knowledge_record to see which and why."
+        "List the knowledge records that wait for a person's review (status candidate), "
+        "newest first, each with how many of its references are missing. Use it when the "
+        "person asks what is waiting or before you write a similar record; read one with "
+        "majordomus_knowledge_record to see which references are missing and why. Promoting "
+        "a record is the person's decision: tell them, never do it yourself."
     ),
     handler=handlers.candidates,
-    mcp=McpExposure("majordomus_knowledge_candidates"),
+    mcp=McpExposure("majordomus_knowledge_candidates", "List knowledge records awaiting review"),
     http=HttpExposure("GET", "/api/v1/knowledge/candidates"),
     cli=CliExposure(("knowledge", "candidates")),
     annotations=_READ,
@@ -113,12 +114,13 @@ STATUS: Capability[StatusInput, StatusOutput] = Capability(
     input=StatusInput,
     output=StatusOutput,
     description=(
-        "The derivation status of the checkout: which record and ledger files changed since "
-        "the knowledge index was built, which are new and which are gone, and whether HEAD or "
-        "a ref moved. It reads and compares; it never refreshes the index."
+        "Check whether the knowledge index of a scope's repository is current: which record "
+        "and ledger files changed, appeared or disappeared since it was built, and whether "
+        "HEAD or a ref moved. It only compares; it never refreshes the index. Use it when "
+        "answers about records look outdated, and tell the person what changed."
     ),
     handler=handlers.status,
-    mcp=McpExposure("majordomus_knowledge_status"),
+    mcp=McpExposure("majordomus_knowledge_status", "Check whether the knowledge index is current"),
     http=HttpExposure("GET", "/api/v1/knowledge/status"),
     cli=CliExposure(("knowledge", "status")),
     annotations=_READ,
@@ -133,12 +135,14 @@ VALIDATE: Capability[ValidateInput, ValidateOutput] = Capability(
     input=ValidateInput,
     output=ValidateOutput,
     description=(
-        "The integrity validator: every knowledge record of the checkout, every reference that "
-        "dangles with the reason, and every record or ledger file that could not be read, with "
-        "its path and line. `ok` is false when anything dangles or is malformed."
+        "Check every knowledge record of a scope's repository: each reference that is "
+        "missing, with the reason, and each record or ledger file that could not be read, "
+        "with its path and line; `ok` is false when anything is missing or malformed. Use it "
+        "when the person asks whether the knowledge base is sound, and report the problems "
+        "with their paths so they can be fixed."
     ),
     handler=handlers.validate,
-    mcp=McpExposure("majordomus_knowledge_validate"),
+    mcp=McpExposure("majordomus_knowledge_validate", "Check every knowledge record"),
     http=HttpExposure("GET", "/api/v1/knowledge/validate"),
     cli=CliExposure(("knowledge", "validate"), fails_unless="ok"),
     annotations=_READ,

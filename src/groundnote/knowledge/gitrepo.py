@@ -32,7 +32,7 @@ __all__ = [
     "verify_commit",
 ]
 
-HEX_RE = re.compile(r"^[0-9a-f]{4,40}$")
+HEX_RE = re.compile(r"^[0-9a-f]{4,40}\Z")
 _ENV = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
 
 

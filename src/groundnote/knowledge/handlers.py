@@ -66,7 +66,8 @@ def _checkout(ctx: Context, named: str | None) -> tuple[str, Path]:
 
 def _refreshed(ctx: Context, named: str | None) -> tuple[str, Path]:
     scope, repo = _checkout(ctx, named)
-    refresh(ctx.scope_db(scope), repo, ctx.config.knowledge, now=ctx.clock.instant())
+    cfg = ctx.config.knowledge
+    refresh(ctx.scope_db(scope), repo, cfg, progress=ctx.progress, now=ctx.clock.instant())
     return scope, repo
 
 

@@ -146,7 +146,7 @@ def key_line(text: str, key: str) -> int:
 def parse_record(path: str, text: str, source_class: str) -> Record | list[Problem]:
     """Parse one record file; every problem found is returned with its line."""
     stem = PurePosixPath(path).stem
-    if not _RECORD_ID.match(stem):
+    if not _RECORD_ID.fullmatch(stem):
         return [
             Problem(
                 path,

@@ -190,7 +190,7 @@ class Resolver:
             self.conn.execute("SELECT 1 FROM knowledge_record WHERE id = ?", (value,)).fetchone()
             is not None
         )
-        if not found and not self.authoritative and _RECORD_ID.match(value):
+        if not found and not self.authoritative and _RECORD_ID.fullmatch(value):
             root = self.repo / self.cfg.root
             found = any((root / c / f"{value}.md").is_file() for c in SOURCE_CLASSES)
         if not found:

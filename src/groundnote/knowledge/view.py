@@ -63,7 +63,7 @@ def find_record(
 
     Curated wins over a candidate of the same id (a promotion that left the candidate behind).
     """
-    if not _RECORD_ID.match(record_id):
+    if not _RECORD_ID.fullmatch(record_id):
         raise _not_found(record_id, cfg)
     for row in conn.execute(_RECORD_SQL, (record_id,)).fetchall():
         try:

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from groundnote.domain.clock import Clock
 from groundnote.domain.errors import ValidationFailed, scope_refusal
-from groundnote.store.database import Database
+from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database
 from groundnote.store.migrations import Migration, migrate
 
 __all__ = ["Home", "ScopeInfo", "Subsystem"]
 
-_SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}$")
+_SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}\Z")
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,15 @@ class Home:
         *,
         instance_subsystems: Sequence[Subsystem],
         scope_subsystems: Sequence[Subsystem],
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
     ) -> None:
         self.path = path
+        self.busy_timeout = busy_timeout
         self.clock = clock
         self.scope_subsystems = list(scope_subsystems)
         for folder in (path, path / "scopes", path / "work" / "cache"):
             folder.mkdir(parents=True, exist_ok=True)
-        self.instance = Database(path / "instance.db")
+        self.instance = Database(path / "instance.db", busy_timeout)
         for subsystem in instance_subsystems:
             migrate(self.instance, subsystem.name, list(subsystem.migrations), clock.instant())
         self._scopes: dict[str, Database] = {}
@@ -134,7 +136,7 @@ class Home:
         with self._lock:
             db = self._scopes.get(name)
             if db is None:
-                db = Database(self.scope_path(name))
+                db = Database(self.scope_path(name), self.busy_timeout)
                 for subsystem in self.scope_subsystems:
                     migrate(db, subsystem.name, list(subsystem.migrations), self.clock.instant())
                 self._scopes[name] = db

@@ -25,7 +25,7 @@ __all__ = [
     "split_sql",
 ]
 
-_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql\Z")
 
 LEDGER = """
 CREATE TABLE IF NOT EXISTS migrations (
@@ -90,7 +90,10 @@ def _only_comments(text: str) -> bool:
 def applied(db: Database, subsystem: str) -> dict[int, str]:
     """version → sha256 of what the ledger holds for one subsystem."""
     with db.read() as conn:
-        conn.execute(LEDGER)
+        if not conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
+        ).fetchone():
+            return {}
         rows = conn.execute(
             "SELECT version, sha256 FROM migrations WHERE subsystem = ?", (subsystem,)
         ).fetchall()
@@ -98,24 +101,31 @@ def applied(db: Database, subsystem: str) -> dict[int, str]:
 
 
 def migrate(db: Database, subsystem: str, migrations: list[Migration], applied_at: str) -> int:
-    """Apply what is missing; return how many migrations ran."""
-    with db.write() as conn:
-        conn.execute(LEDGER)
-    done = applied(db, subsystem)
-    ran = 0
+    """Apply what is missing; return how many migrations ran.
+
+    A file that is up to date is only read: opening a scope never waits for its writers.
+    """
     for migration in migrations:
         if migration.subsystem != subsystem:
             raise ValueError(f"{migration.name} belongs to {migration.subsystem}, not {subsystem}")
-        known = done.get(migration.version)
-        if known is not None:
-            if known != migration.sha256:
-                raise MigrationChecksumMismatch(
-                    f"{db.path}: migration {subsystem}/{migration.version:04d}_{migration.name} "
-                    "was applied from a different file. Restore the original file, or move the "
-                    "change into a new migration."
-                )
+    done = applied(db, subsystem)
+    if all(m.version in done for m in migrations):
+        _check_unchanged(db, subsystem, migrations, done)
+        return 0
+    with db.write() as conn:
+        conn.execute(LEDGER)
+    ran = 0
+    for migration in migrations:
+        if migration.version in done:
+            _check_unchanged(db, subsystem, [migration], done)
             continue
         with db.write() as conn:
+            # Another process opening the same file may have applied it since `done` was read.
+            if conn.execute(
+                "SELECT 1 FROM migrations WHERE subsystem = ? AND version = ?",
+                (subsystem, migration.version),
+            ).fetchone():
+                continue
             for statement in split_sql(migration.sql):
                 conn.execute(statement)
             conn.execute(
@@ -125,3 +135,15 @@ def migrate(db: Database, subsystem: str, migrations: list[Migration], applied_a
             )
         ran += 1
     return ran
+
+
+def _check_unchanged(
+    db: Database, subsystem: str, migrations: list[Migration], done: dict[int, str]
+) -> None:
+    for migration in migrations:
+        if done[migration.version] != migration.sha256:
+            raise MigrationChecksumMismatch(
+                f"{db.path}: migration {subsystem}/{migration.version:04d}_{migration.name} "
+                "was applied from a different file. Restore the original file, or move the "
+                "change into a new migration."
+            )

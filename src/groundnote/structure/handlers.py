@@ -47,7 +47,7 @@ def review(ctx: Context, value: ReviewRequest) -> ReviewAnswer:
         else:
             answer = review_link(ctx, conn, scope, value)
     if fts_seq is not None:
-        published(ctx.scope_db(scope), [fts_seq])
+        published(ctx.scope_db(scope))
     return answer
 
 

@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 import click
 import uvicorn
-from mcp.server.stdio import stdio_server
 from rich.console import Console
 
 from groundnote.auth import Right, create_grant, list_grants
@@ -26,7 +25,11 @@ from groundnote.surfaces.cli.demo import DEMO_SCOPE, load_demo
 from groundnote.surfaces.cli.served import record_served
 from groundnote.surfaces.cli.session import CliSession, is_home
 from groundnote.surfaces.http import create_app
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.http.server import uvicorn_config
+from groundnote.surfaces.mcp import front
+from groundnote.surfaces.mcp.front import Front
+from groundnote.surfaces.mcp.server import build_server, checked_each_call
+from groundnote.surfaces.mcp.stdio import serve_stdio
 
 __all__ = ["AGENT_GRANT", "client_config", "groundnote_command", "mcp_command", "serve_command"]
 
@@ -181,9 +184,7 @@ def serve_command(session: CliSession, host: str | None, port: int | None, demo:
         highlight=False,
     )
     threading.Thread(target=runtime.warm, name="warm", daemon=True).start()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(runtime), host=host, port=port, log_level="warning")
-    )
+    server = uvicorn.Server(uvicorn_config(create_app(runtime), host, port, runtime.config.server))
     server.run(sockets=[sock])
 
 
@@ -205,12 +206,7 @@ def mcp_command(session: CliSession, token: str | None) -> None:
             err=True,
         )
         sys.exit(2)
-    server = build_server(runtime, lambda _ctx: principal)
+    server = build_server(runtime, checked_each_call(runtime, token or session.token))
     readable = principal.readable_scopes(runtime.home.scope_names())
     threading.Thread(target=runtime.warm, args=(readable,), name="warm", daemon=True).start()
-
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(run)
+    anyio.run(serve_stdio, server, front.claimed or Front.claim())

@@ -38,14 +38,22 @@ ERROR_RESPONSES: dict[int | str, dict[str, object]] = {
         (409, "a conflict: duplicate-candidate, cycle, version-outdated, already-decided, …"),
         (413, "payload-too-large"),
         (422, "depth-limit"),
+        (429, "too-many-attempts: failed credentials from this address; see Retry-After"),
         (500, "internal"),
+        (503, "busy: other writers held the scope file too long; retry"),
     ]
 }
 
 
 def error_response(error: GroundnoteError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
-    return JSONResponse(error.body(), status_code=error.status, headers=headers)
+    headers: dict[str, str] = {}
+    if error.status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    if "retry_after" in error.extras:
+        headers["Retry-After"] = str(error.extras["retry_after"])
+    elif error.status == 503:
+        headers["Retry-After"] = "1"
+    return JSONResponse(error.body(), status_code=error.status, headers=headers or None)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -35,9 +35,10 @@ from groundnote.domain.errors import (
 )
 from groundnote.impulses import ADVERTISED_SHAPES, RESOLVE_ENDPOINT
 from groundnote.runtime import Runtime
+from groundnote.surfaces.http.limits import load_json
 from groundnote.surfaces.http.routes import bearer_token
 
-__all__ = ["OPERATION", "add_impulse_routes", "resolve_body"]
+__all__ = ["OPERATION", "add_impulse_routes", "refuse_body", "resolve_body"]
 
 log = logging.getLogger("groundnote.impulses")
 
@@ -63,12 +64,9 @@ def _pointer(body: bytes, limit: int) -> tuple[str, dict[str, Any]]:
     """The shape named and the rest of the pointer, or the seed's 400 for the body."""
     if len(body) > limit:
         raise PayloadTooLarge(f"The request body has {len(body)} bytes; the limit is {limit}.")
-    try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ValidationFailed(
-            'The body is not JSON; send {"pointer": {"type": "<shape>", …}}.'
-        ) from None
+    data = load_json(
+        body, not_json='The body is not JSON; send {"pointer": {"type": "<shape>", …}}.'
+    )
     if (
         not isinstance(data, dict)
         or set(data) != {"pointer"}
@@ -208,10 +206,22 @@ def resolve_body(
     return _answered(cap, out)
 
 
+def refuse_body(runtime: Runtime, principal: Principal | None, error: PayloadTooLarge) -> Answer:
+    """A body refused while it streamed in (limits.BodyLimit), logged like any refusal."""
+    runtime.registry.refuse(
+        runtime.home, error, principal=principal, channel="api", raw={}, log_as=LogAs(OPERATION)
+    )
+    return _refused(runtime, error, None, None)
+
+
 def add_impulse_routes(app: FastAPI, runtime: Runtime) -> None:
     async def resolve(request: Request) -> JSONResponse:
-        body = await request.body()
         principal = runtime.authenticate(bearer_token(request.headers))
+        try:
+            body = await request.body()
+        except PayloadTooLarge as exc:
+            status, answer = await run_in_threadpool(refuse_body, runtime, principal, exc)
+            return JSONResponse(answer, status_code=status)
         status, answer = await run_in_threadpool(
             resolve_body, runtime, principal, body, request.headers.get("x-activity-execution-id")
         )
@@ -240,6 +250,7 @@ def add_impulse_routes(app: FastAPI, runtime: Runtime) -> None:
                     (401, "AUTH_REQUIRED: names the shape and the anonymous allowlist"),
                     (403, "the grant may not use the api channel, or lacks the right"),
                     (404, "a referenced concept does not exist in your org"),
+                    (429, "too many failed credentials from this address; see Retry-After"),
                     (500, "resolver error"),
                 )
             },

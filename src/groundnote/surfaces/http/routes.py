@@ -7,7 +7,6 @@ surface; the OpenAPI entry (operationId = capability name) is generated from the
 
 from __future__ import annotations
 
-import json
 import re
 import typing
 from collections.abc import Callable
@@ -20,9 +19,11 @@ from fastapi.responses import JSONResponse, Response
 
 from groundnote.auth import Principal
 from groundnote.capabilities import Capability
-from groundnote.domain.errors import GroundnoteError, PayloadTooLarge, ValidationFailed
+from groundnote.capabilities.keys import KEY_FIELD
+from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.runtime import Runtime
 from groundnote.surfaces.http.errors import ERROR_RESPONSES, error_response
+from groundnote.surfaces.http.limits import load_json
 
 __all__ = ["MAX_BODY_BYTES", "add_capability_routes", "bearer_token"]
 
@@ -55,23 +56,19 @@ async def _raw_input(cap: Capability[Any, Any], request: Request) -> dict[str, A
             field = cap.input.model_fields.get(key)
             raw[key] = values if field is not None and _is_list(field.annotation) else values[-1]
     else:
-        declared = int(request.headers.get("content-length") or 0)
-        if declared > MAX_BODY_BYTES:
-            raise PayloadTooLarge(
-                f"The body has {declared} bytes; at most {MAX_BODY_BYTES} are taken."
-            )
+        # The size limit holds while the body streams in (limits.BodyLimit).
         body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            raise PayloadTooLarge(
-                f"The body has {len(body)} bytes; at most {MAX_BODY_BYTES} are taken."
-            )
-        try:
-            parsed = json.loads(body) if body.strip() else {}
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValidationFailed(f"The body is not valid JSON: {exc}.") from exc
+        parsed = load_json(body) if body.strip() else {}
         if not isinstance(parsed, dict):
             raise ValidationFailed("The body must be a JSON object.")
         raw = parsed
+    header_key = request.headers.get("idempotency-key")
+    if header_key is not None and KEY_FIELD in cap.input.model_fields:
+        if raw.get(KEY_FIELD, header_key) != header_key:
+            raise ValidationFailed(
+                f"The Idempotency-Key header and {KEY_FIELD} in the body differ; send one."
+            )
+        raw[KEY_FIELD] = header_key
     for name, value in request.path_params.items():
         if name in raw and raw[name] != value:
             raise ValidationFailed(f"{name} is given in the path and differently in the input.")
@@ -84,10 +81,12 @@ def _endpoint(
 ) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         try:
-            raw = await _raw_input(cap, request)
-            call = partial(
-                runtime.invoke, cap, raw, principal=authenticate(request), channel=channel
-            )
+            principal = authenticate(request)
+            # Credentials before the body: a call that will be refused for want of them is
+            # answered without reading a byte of what it sent.
+            admitted = principal is not None or cap.admits_anonymous(runtime.config)
+            raw = await _raw_input(cap, request) if admitted else {}
+            call = partial(runtime.invoke, cap, raw, principal=principal, channel=channel)
             out = await anyio.to_thread.run_sync(call)
         except GroundnoteError as exc:
             return error_response(exc)

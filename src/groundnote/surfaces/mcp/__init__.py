@@ -1,5 +1,6 @@
-"""MCP: tools and prompts from the registry, over stdio and streamable HTTP."""
+"""MCP: tools and prompts from the registry, over stdio and streamable HTTP.
 
-from groundnote.surfaces.mcp.server import PrincipalResolver, build_server, error_result
-
-__all__ = ["PrincipalResolver", "build_server", "error_result"]
+`server` builds the SDK server; `front` answers `initialize` before the SDK is imported and
+`stdio` serves the SDK on the wire it claimed. Nothing is imported here, so that the front
+starts without the SDK (see front.py).
+"""

@@ -1,0 +1,131 @@
+"""The change record: how every process on a home learns what other processes committed.
+
+Several processes share one home (`serve`, a desktop client's `groundnote mcp`, the command
+line), and each holds state derived from the store in memory (the resolve index). A writer
+adds a row `(seq, kind, ref)` to the file's `change_record` inside its write transaction, so
+the row commits exactly when the change does; a reader of derived state first asks for the
+rows after the last seq it has seen and re-reads only what they name. The cost is one cheap
+query when nothing changed and O(changed) otherwise, never a rebuild.
+
+The signal is a table in the store file itself, not a pipe, a file lock or an in-process
+event, so the same protocol keeps several app servers coherent on PostgreSQL, where the rows
+live in the scope's schema. On SQLite `PRAGMA data_version` adds a fast path: it only changes
+when another connection has committed, so an unchanged value skips even the query.
+
+A consumer (one per process and store file) keeps a `Watch` and, under its own lock:
+
+    with watch.snapshot() as conn:           # one read transaction: rows and data agree
+        caught = watch.since(conn, "entity_fts")
+        ...re-read caught.refs, or everything when caught.everything...
+        watch.advance(caught)
+
+Writers call `record(conn, kind, ref)`; `ref` "*" says "everything of this kind changed" (a
+rebuild of the projection). Rows beyond the newest 100,000 are pruned by a trigger; a consumer
+that fell further behind sees the gap and is told to re-read everything.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from groundnote.store.database import Database
+from groundnote.store.home import Subsystem
+from groundnote.store.migrations import load_migrations
+
+__all__ = ["EVERYTHING", "SUBSYSTEM", "Caught", "Watch", "latest", "record"]
+
+SUBSYSTEM = Subsystem("changes", load_migrations("groundnote.store.changes", "changes"))
+
+EVERYTHING = "*"
+
+
+def record(conn: sqlite3.Connection, kind: str, ref: str) -> None:
+    """Note inside the write transaction that `ref` of `kind` changed (EVERYTHING: all of it)."""
+    conn.execute(
+        "INSERT INTO change_record (seq, kind, ref) "
+        "SELECT coalesce(max(seq), 0) + 1, ?, ? FROM change_record",
+        (kind, ref),
+    )
+
+
+def latest(conn: sqlite3.Connection) -> int:
+    """The newest seq of the record in this connection's snapshot (0 for none)."""
+    seq: int = conn.execute("SELECT coalesce(max(seq), 0) FROM change_record").fetchone()[0]
+    return seq
+
+
+@dataclass(frozen=True)
+class Caught:
+    """What changed after a consumer's last seq, up to `seq`, for one kind."""
+
+    seq: int
+    refs: frozenset[str]
+    everything: bool  # re-read all: a rebuild was recorded, or the record was pruned past
+
+
+class Watch:
+    """One consumer's place in a store file's change record; not thread-safe by itself (the
+    consumer calls it under its own lock)."""
+
+    def __init__(self, db: Database) -> None:
+        # Weak, like the consumer's own reference: a registry keyed weakly by the Database
+        # must not be kept alive by its value.
+        self._ref = weakref.ref(db)
+        self.seen: int | None = None  # None until the consumer first read the data
+        self._version: int | None = None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction on the file's private snapshot connection: the change rows and
+        the data read in it come from the same committed state."""
+        with self._database().snapshot() as conn:
+            yield conn
+
+    def moved(self) -> bool:
+        """Whether anything may have been committed since the consumer last caught up."""
+        if self.seen is None:
+            return True
+        return self._database().data_version() != self._version
+
+    def since(self, conn: sqlite3.Connection, kind: str) -> Caught:
+        """The refs of `kind` changed after `seen`, read in the snapshot `conn`."""
+        # Inside the snapshot the version is the snapshot's: a commit after it changes the
+        # value `moved` sees, so it is caught up on the next read, never missed.
+        self._version = conn.execute("PRAGMA data_version").fetchone()[0]
+        newest = latest(conn)
+        seen = self.seen
+        if seen is None:
+            return Caught(newest, frozenset(), everything=True)
+        if newest == seen:
+            return Caught(newest, frozenset(), everything=False)
+        oldest = conn.execute("SELECT min(seq) FROM change_record").fetchone()[0]
+        if oldest is None or seen < oldest - 1 or newest < seen:
+            # Pruned past what we saw, or a file replaced under us: the rows cannot tell.
+            return Caught(newest, frozenset(), everything=True)
+        refs = frozenset(
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT ref FROM change_record WHERE seq > ? AND seq <= ? AND kind = ?",
+                (seen, newest, kind),
+            )
+        )
+        return Caught(newest, refs - {EVERYTHING}, everything=EVERYTHING in refs)
+
+    def _database(self) -> Database:
+        db = self._ref()
+        if db is None:
+            raise RuntimeError("the store file of this watch was closed and released")
+        return db
+
+    def advance(self, caught: Caught) -> None:
+        """The consumer now reflects everything up to `caught.seq`."""
+        self.seen = caught.seq
+
+    def forget(self) -> None:
+        """The consumer dropped its state; the next catch-up re-reads everything."""
+        self.seen = None
+        self._version = None

@@ -1,0 +1,109 @@
+"""The change record (store/changes): what one handle on a scope file commits, another
+handle's resolve index takes in on its next read, as another process's would; a rebuild and a
+pruned record make it re-read everything."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from groundnote.graph.fts import put_text, rebuild_fts
+from groundnote.graph.trigram import TrigramIndex, index_for
+from groundnote.runtime import Runtime
+from groundnote.store import Database, changes
+from tests.conftest import Call
+
+
+@pytest.fixture
+def elsewhere(runtime: Runtime, scope: str) -> Iterator[Database]:
+    """A second handle on the scope file: its own connections, its own index."""
+    db = Database(runtime.home.scope_path(scope))
+    yield db
+    db.close()
+
+
+def _index(runtime: Runtime, scope: str) -> TrigramIndex:
+    index = index_for(runtime.home.scope_db(scope))
+    index.warm()
+    return index
+
+
+def test_a_commit_through_another_handle_reaches_the_index(
+    runtime: Runtime, scope: str, elsewhere: Database
+) -> None:
+    index = _index(runtime, scope)
+    assert index.exact("schaefer logistik") == set()
+    with elsewhere.write() as conn:
+        put_text(conn, 41, "Schäfer Logistik", ["SL Nord"])
+    assert index.exact("schaefer logistik") == {41}
+    assert index.exact("sl nord") == {41}
+    with elsewhere.write() as conn:
+        put_text(conn, 41, "Schäfer Spedition", [])
+    assert index.exact("schaefer logistik") == set()
+    assert index.similar("schaefer spedition", 5) == [41]
+
+
+def test_a_rolled_back_write_never_reaches_the_index(
+    runtime: Runtime, scope: str, elsewhere: Database
+) -> None:
+    index = _index(runtime, scope)
+    with pytest.raises(RuntimeError), elsewhere.write() as conn:
+        put_text(conn, 42, "Zander Bau", [])
+        assert index.exact("zander bau") == set()  # uncommitted: not seen from outside
+        raise RuntimeError("the operation failed after its write")
+    assert index.exact("zander bau") == set()
+
+
+def test_nothing_committed_costs_no_query_and_a_commit_is_noticed(
+    runtime: Runtime, scope: str, call: Call
+) -> None:
+    db = runtime.home.scope_db(scope)
+    watch = changes.Watch(db)
+    with watch.snapshot() as conn:
+        watch.advance(watch.since(conn, "entity_fts"))
+    assert not watch.moved()
+    call("graph.entity_create", scope=scope, type="organisation", name="Jäger Elektro")
+    assert watch.moved()
+    with watch.snapshot() as conn:
+        caught = watch.since(conn, "entity_fts")
+    assert (caught.refs, caught.everything) == (frozenset({"1"}), False)
+
+
+def test_a_rebuild_makes_every_index_read_everything(
+    runtime: Runtime, scope: str, call: Call, elsewhere: Database
+) -> None:
+    call("graph.entity_create", scope=scope, type="organisation", name="Köhler Anlagenbau")
+    theirs = index_for(elsewhere)
+    theirs.warm()
+    with runtime.home.scope_db(scope).write() as conn:
+        # Written around fts.put_text, so no change row names it: only a rebuild finds it.
+        conn.execute("UPDATE entity_fts SET name = 'koehler maschinenbau' WHERE rowid = 1")
+    assert theirs.exact("koehler maschinenbau") == set()
+    rebuild_fts(runtime.home.scope_db(scope))
+    assert theirs.exact("koehler anlagenbau") == {1}  # rebuilt from the tables, read again
+    assert len(theirs) == 1
+
+
+def test_a_consumer_behind_the_pruned_record_reads_everything(
+    runtime: Runtime, scope: str, elsewhere: Database
+) -> None:
+    index = _index(runtime, scope)
+    with elsewhere.write() as conn:
+        put_text(conn, 7, "Vertrieb Nord", [])
+        # Jump the record far ahead: the horizon trigger prunes every row this index needs.
+        conn.execute("INSERT INTO change_record (seq, kind, ref) VALUES (200000, 'other', 'x')")
+        assert conn.execute("SELECT min(seq) FROM change_record").fetchone()[0] == 200000
+    assert index.exact("vertrieb nord") == {7}
+
+
+def test_the_record_keeps_only_its_newest_rows(runtime: Runtime, scope: str) -> None:
+    db = runtime.home.scope_db(scope)
+    with db.write() as conn:
+        for _ in range(5):
+            changes.record(conn, "entity_fts", "1")
+        conn.execute("INSERT INTO change_record (seq, kind, ref) VALUES (100999, 'k', 'r')")
+        assert conn.execute("SELECT count(*) FROM change_record").fetchone()[0] == 6
+        conn.execute("INSERT INTO change_record (seq, kind, ref) VALUES (101000, 'k', 'r')")
+        rows = [r[0] for r in conn.execute("SELECT seq FROM change_record ORDER BY seq")]
+    assert rows == [100999, 101000]
