@@ -15,7 +15,7 @@ from mcp import Client
 
 from groundnote.auth import Principal
 from groundnote.runtime import Runtime
-from groundnote.surfaces.mcp import build_server
+from groundnote.surfaces.mcp.server import build_server
 
 pytestmark = pytest.mark.slow
 
