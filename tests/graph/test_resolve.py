@@ -242,6 +242,7 @@ def test_place_decides_a_similar_name(call: Call) -> None:
     assert out["created"] and [c["id"] for c in out["similar"]] == [project]
     assert out["next"][-1] == {
         "tool": "entity_path",
+        "arguments": {"scope": "sales", "id": project},
         "why": f"{project} (Projekt Polarstern) elsewhere has a similar name: ask whether it "
         "is the same",
     }

@@ -64,8 +64,10 @@ def _http(base: str, token: str) -> Caller:
 def _mcp(client: Client) -> Caller:
     async def call(tool: str, raw: dict[str, Any]) -> Answer:
         result = await client.call_tool(tool, raw)
+        if result.is_error:  # a refusal travels as JSON text only (surfaces/mcp error_result)
+            return False, json.loads(result.content[0].text)
         assert result.structured_content is not None
-        return not result.is_error, result.structured_content
+        return True, result.structured_content
 
     return call
 

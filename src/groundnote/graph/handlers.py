@@ -121,13 +121,14 @@ def _after_write(entity: EntityOut) -> list[Next]:
     return steps
 
 
-def _check_similar(similar: list[dict[str, object]]) -> list[Next]:
+def _check_similar(scope: str, similar: list[dict[str, object]]) -> list[Next]:
     if not similar:
         return []
     first = similar[0]
     return [
         Next(
             tool="entity_path",
+            arguments={"scope": scope, "id": first["id"]},
             why=f"{first['id']} ({first['name']}) elsewhere has a similar name: ask whether it "
             "is the same",
         )
@@ -237,7 +238,7 @@ def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
         created=True,
         similar=[Candidate(**c) for c in written.similar],
         path=path,
-        next=_after_write(entity) + _check_similar(written.similar),
+        next=_after_write(entity) + _check_similar(value.scope, written.similar),
     )
 
 
@@ -300,7 +301,7 @@ def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
         next=[
             Next(tool="entity_path", why="see the versions of the entity"),
             Next(tool="link_propose", why=f"file the item under {entity.name}"),
-            *_check_similar(written.similar),
+            *_check_similar(value.scope, written.similar),
         ],
     )
 
