@@ -18,6 +18,7 @@ from groundnote.structure.models import (
     ReviewOut,
     ReviewRequest,
     RuleView,
+    SourceView,
 )
 from groundnote.structure.state import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL, approval_url
 
@@ -36,5 +37,6 @@ __all__ = [
     "ReviewOut",
     "ReviewRequest",
     "RuleView",
+    "SourceView",
     "approval_url",
 ]

@@ -26,6 +26,8 @@ from groundnote.structure.models import (
     RuleInput,
     RuleView,
     ScopePageInput,
+    SourceInput,
+    SourceView,
 )
 
 __all__ = ["CAPABILITIES"]
@@ -131,13 +133,32 @@ CAPABILITIES: list[Capability[Any, Any]] = [
         input=RuleInput,
         output=RuleView,
         description=(
-            "One rule as the person decides on it: statement, evidence with its sources, "
-            "validity, every decision, and the proposed concerns links that wait."
+            "One rule of any status as the person reads or decides on it: statement, evidence "
+            "with its sources, validity, every decision, the entities it concerns (confirmed "
+            "and proposed) and the proposed concerns links that wait."
         ),
         handler=handlers.rule,
         page=PageExposure("/approval/rules/{id}"),
         approval=True,
         annotations=_PAGE_READ,
         log_operation="approval_rule",
+    ),
+    Capability(
+        name="structure.source",
+        kind="query",
+        right=Right.READ,
+        tenancy=Tenancy.field("scope"),
+        input=SourceInput,
+        output=SourceView,
+        description=(
+            "One stored mail or meeting as a person reads it: subject, sender, recipients, "
+            "date, the whole body, its attachments with their extracted text, the rules citing "
+            "it and the open links to or from it. A source of another scope is not found."
+        ),
+        handler=handlers.source,
+        page=PageExposure("/approval/source"),
+        approval=True,
+        annotations=_PAGE_READ,
+        log_operation="approval_source",
     ),
 ]

@@ -26,11 +26,13 @@ from groundnote.structure.models import (
     RuleView,
     ScopePageInput,
     ScopeWaiting,
+    SourceInput,
+    SourceView,
 )
 from groundnote.structure.reviews import review_entity, review_link
-from groundnote.structure.views import counts, pending_items, proposed_rules, rule_view
+from groundnote.structure.views import counts, pending_items, proposed_rules, rule_view, source_view
 
-__all__ = ["archive", "overview", "pending", "proposals", "review", "rule"]
+__all__ = ["archive", "overview", "pending", "proposals", "review", "rule", "source"]
 
 
 def review(ctx: Context, value: ReviewRequest) -> ReviewAnswer:
@@ -95,4 +97,16 @@ def rule(ctx: Context, value: RuleInput) -> RuleView:
         found = rule_view(conn, value.id)
     if found is None:
         raise NotFound(f"There is no rule {value.id}.")
+    return found
+
+
+def source(ctx: Context, value: SourceInput) -> SourceView:
+    with ctx.scope_db(value.scope).read() as conn:
+        found = source_view(conn, value.scope, value.id)
+    if found is None:
+        # Also the answer for a source stored only in another scope: nothing says it exists.
+        raise NotFound(
+            f"There is no source {value.id} in {value.scope}.",
+            remedy="Check the id, or open the page from a rule or a link that cites it.",
+        )
     return found

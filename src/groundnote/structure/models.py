@@ -15,12 +15,14 @@ __all__ = [
     "PAGE_SIZE",
     "ArchiveAnswer",
     "ArchiveInput",
+    "AttachmentView",
     "ChangeView",
     "Counts",
     "EndView",
     "EntityItem",
     "EntityState",
     "LinkItem",
+    "LinkedView",
     "Overview",
     "OverviewInput",
     "PendingPage",
@@ -32,6 +34,8 @@ __all__ = [
     "RuleView",
     "ScopePageInput",
     "ScopeWaiting",
+    "SourceInput",
+    "SourceView",
     "VersionRow",
 ]
 
@@ -195,6 +199,17 @@ class LinkItem(BaseModel):
     target: EndView
 
 
+class LinkedView(BaseModel):
+    """An open link as seen from one of its ends: what is at the other end, and whether a
+    person confirmed it or it still waits."""
+
+    id: str
+    type: str
+    direction: Literal["out", "in"] = Field(description="out: this end is the link's source.")
+    status: Literal["confirmed", "proposed"]
+    other: EndView
+
+
 class RuleView(BaseModel):
     id: str
     scope: str
@@ -210,6 +225,9 @@ class RuleView(BaseModel):
     evidence: list[EndView]
     decisions: list[dict[str, str | None]]
     concerns: list[LinkItem]
+    concerned: list[LinkedView] = Field(
+        default_factory=list, description="Every open concerns link of the rule, either status."
+    )
 
 
 class OverviewInput(StrictModel):
@@ -251,3 +269,43 @@ class ProposalsPage(BaseModel):
 
 class RuleInput(StrictModel):
     id: RuleId
+
+
+class SourceInput(StrictModel):
+    scope: ScopeName
+    id: str = Field(
+        min_length=6,
+        max_length=1000,
+        pattern=r"^(mail:<[^<>\s]+>|jamie:[A-Za-z0-9._-]{1,200})$",
+        description="The source id: mail:<message id> or jamie:<meeting id>.",
+    )
+
+
+class AttachmentView(BaseModel):
+    n: int
+    ref: str
+    filename: str
+    media_type: str
+    size: int
+    text: str | None = Field(description="The extracted text; null when none was extracted.")
+
+
+class SourceView(BaseModel):
+    """A mail or a meeting as a person reads it, with everything that points at it."""
+
+    scope: str
+    id: str
+    ref: str
+    kind: Literal["mail", "meeting"]
+    title: str
+    day: str
+    sent_at: str | None
+    sender: str | None
+    recipients: list[str]
+    cc: list[str]
+    participants: list[str]
+    body: str
+    in_reply_to: str | None = Field(description="The source id it answers, if stored here.")
+    attachments: list[AttachmentView]
+    rules: list[EndView] = Field(description="The rules citing it or one of its attachments.")
+    links: list[LinkedView] = Field(description="Open links to or from it and its attachments.")

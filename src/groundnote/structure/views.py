@@ -14,9 +14,12 @@ from groundnote.structure.models import (
     ChangeView,
     Counts,
     EndView,
+    AttachmentView,
     EntityItem,
+    LinkedView,
     LinkItem,
     RuleView,
+    SourceView,
     VersionRow,
 )
 from groundnote.structure.state import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
@@ -27,6 +30,7 @@ __all__ = [
     "pending_items",
     "proposed_rules",
     "rule_view",
+    "source_view",
 ]
 
 
@@ -199,6 +203,7 @@ def _rule(conn: sqlite3.Connection, row: sqlite3.Row, with_links: bool) -> RuleV
         if with_links
         else []
     )
+    concerned = _linked(conn, [f"rule/{row['id']}"], types=("concerns",)) if with_links else []
     return RuleView(
         id=row["id"],
         scope=scope_of(row["id"]),
@@ -214,6 +219,7 @@ def _rule(conn: sqlite3.Connection, row: sqlite3.Row, with_links: bool) -> RuleV
         evidence=evidence,
         decisions=decisions,
         concerns=concerns,
+        concerned=concerned,
     )
 
 
@@ -234,3 +240,88 @@ def proposed_rules(
         (limit, offset),
     ).fetchall()
     return int(total), [_rule(conn, r, with_links=True) for r in rows]
+
+
+def _linked(
+    conn: sqlite3.Connection, refs: list[str], types: tuple[str, ...] = ()
+) -> list[LinkedView]:
+    """The open links from or to any of `refs`, oldest first, each with its other end."""
+    marks = ",".join("?" * len(refs))
+    typed = f" AND l.type IN ({','.join('?' * len(types))})" if types else ""
+    rows = conn.execute(
+        f"SELECT l.*, (p.id IS NOT NULL) AS waiting FROM link l "
+        f"LEFT JOIN ({PENDING_LINKS_SQL}) p ON p.id = l.id "
+        f"WHERE l.valid_to IS NULL AND (l.from_ref IN ({marks}) OR l.to_ref IN ({marks})){typed} "
+        "ORDER BY l.seq",
+        (*refs, *refs, *types),
+    ).fetchall()
+    found = []
+    for r in rows:
+        out = r["from_ref"] in refs
+        found.append(
+            LinkedView(
+                id=r["id"],
+                type=r["type"],
+                direction="out" if out else "in",
+                status="proposed" if r["waiting"] else "confirmed",
+                other=end_view(conn, r["to_ref"] if out else r["from_ref"]),
+            )
+        )
+    return found
+
+
+def _strings(raw: str) -> list[str]:
+    found = json.loads(raw)
+    return [str(x) for x in found] if isinstance(found, list) else []
+
+
+def source_view(conn: sqlite3.Connection, scope: str, source_id: str) -> SourceView | None:
+    row = conn.execute("SELECT * FROM source WHERE id = ?", (source_id,)).fetchone()
+    if row is None:
+        return None
+    attachments = [
+        AttachmentView(
+            n=a["n"],
+            ref=f"attachment/{source_id}#{a['n']}",
+            filename=a["filename"],
+            media_type=a["media_type"],
+            size=a["size"],
+            text=a["text"],
+        )
+        for a in conn.execute(
+            "SELECT * FROM source_attachment WHERE source_id = ? ORDER BY n", (source_id,)
+        )
+    ]
+    parent = None
+    if row["in_reply_to"]:
+        found = conn.execute(
+            "SELECT id FROM source WHERE id = ?", ("mail:" + row["in_reply_to"],)
+        ).fetchone()
+        parent = found["id"] if found else None
+    rules = [
+        end_view(conn, f"rule/{r['rule_id']}")
+        for r in conn.execute(
+            "SELECT DISTINCT e.rule_id FROM rule_evidence e JOIN rule r ON r.id = e.rule_id "
+            "WHERE e.source_id = ? ORDER BY r.seq",
+            (source_id,),
+        )
+    ]
+    refs = [f"source/{source_id}", *(a.ref for a in attachments)]
+    return SourceView(
+        scope=scope,
+        id=source_id,
+        ref=f"source/{source_id}",
+        kind=row["kind"],
+        title=row["title"],
+        day=row["day"],
+        sent_at=row["sent_at"],
+        sender=row["sender"],
+        recipients=_strings(row["recipients"]),
+        cc=_strings(row["cc"]),
+        participants=_strings(row["participants"]),
+        body=row["body"],
+        in_reply_to=parent,
+        attachments=attachments,
+        rules=rules,
+        links=_linked(conn, refs),
+    )

@@ -1,9 +1,9 @@
 """The approval pages (seed 000 §12): server-rendered, autoescaped, no client JavaScript.
 
 Page code renders; it neither queries nor checks. Each page is an approval-channel capability
-with a `page` exposure (`structure.overview`, `.pending`, `.proposals`, `.rule`), called
-through the registry for the signed-in person like any call (channel, validation, the right on
-the scope, the operation log); its answer is rendered by the template of its name. Every
+with a `page` exposure (`structure.overview`, `.pending`, `.proposals`, `.rule`, `.source`),
+called through the registry for the signed-in person like any call (channel, validation, the
+right on the scope, the operation log); its answer is rendered by the template of its name. Every
 decision is a form POSTed to `/approval/act/<capability>`, which runs the same approval
 capability as the JSON route and redirects back with a flash message.
 """
@@ -36,6 +36,7 @@ from groundnote.structure import (
     ProposalsPage,
     ReviewAnswer,
     RuleView,
+    SourceView,
 )
 from groundnote.surfaces.web.security import (
     clear_session_cookie,
@@ -159,12 +160,21 @@ def _rule(out: RuleView) -> tuple[str, dict[str, Any]]:
     }
 
 
+def _source(out: SourceView) -> tuple[str, dict[str, Any]]:
+    return "source.html", {
+        "title": f"{out.kind.capitalize()} {out.title}",
+        "scope": out.scope,
+        "source": out,
+    }
+
+
 # Each page capability's template and what it shows; a page capability without one fails here.
 PAGES: dict[str, PageView] = {
     "structure.overview": _overview,
     "structure.pending": _pending,
     "structure.proposals": _proposals,
     "structure.rule": _rule,
+    "structure.source": _source,
 }
 
 
