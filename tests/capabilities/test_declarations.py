@@ -28,7 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # The operation names the scope files' log records beyond seed 000 §3.1's list. The seed kept
 # its list in a CHECK, so each new name meant a table rebuild; it is held here instead
 # (DESIGN §15 P9): a new operation logged to the scope file is one line in this set.
-LOGGED_BEYOND_THE_SEED = {"approval_pending", "approval_proposals", "approval_rule", "approval_source"}
+LOGGED_BEYOND_THE_SEED = {
+    "approval_pending",
+    "approval_proposals",
+    "approval_rule",
+    "approval_source",
+}
 
 
 class Named(StrictModel):

@@ -29,10 +29,12 @@ def _store_mail(call: Call, scope: str = "sales", source_id: str = MAIL, **field
         "sent_at": "2025-02-20T08:15:00Z",
         "body": "Ab dem 1. März liefern wir nur noch frei Haus.\nGruß, Ines",
         "attachments": [
-            {"filename": "konditionen.pdf", "media_type": "application/pdf",
-             "text": "Frei Haus ab 500 Euro Warenwert."},
-            {"filename": "logo.png", "media_type": "image/png", "size": 2048,
-             "sha256": "a" * 64},
+            {
+                "filename": "konditionen.pdf",
+                "media_type": "application/pdf",
+                "text": "Frei Haus ab 500 Euro Warenwert.",
+            },
+            {"filename": "logo.png", "media_type": "image/png", "size": 2048, "sha256": "a" * 64},
         ],
         **fields,
     }
@@ -134,7 +136,10 @@ def test_another_scopes_source_reads_like_a_missing_one(
 
     _store_mail(buyer_call, scope="buying", source_id="mail:<only-buying@example.org>")
     _store_mail(call, scope="sales")
-    assert approver.client.get(_source_url("buying", "mail:<only-buying@example.org>")).status_code == 200
+    assert (
+        approver.client.get(_source_url("buying", "mail:<only-buying@example.org>")).status_code
+        == 200
+    )
 
     foreign = approver.client.get(_source_url("sales", "mail:<only-buying@example.org>"))
     missing = approver.client.get(_source_url("sales", "mail:<never-stored@example.org>"))

@@ -101,6 +101,7 @@ def test_every_stored_string_is_escaped(
         "/approval/structure?scope=sales",
         f"/approval/rules/{rule['id']}",
         "/approval/proposals?scope=sales",
+        "/approval/source?scope=sales&id=mail%3A%3Cm1%40example.org%3E",
     ):
         html = approver.client.get(path).text
         assert HOSTILE not in html, path

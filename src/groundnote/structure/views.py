@@ -11,10 +11,10 @@ from typing import Any
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
 from groundnote.structure.models import (
+    AttachmentView,
     ChangeView,
     Counts,
     EndView,
-    AttachmentView,
     EntityItem,
     LinkedView,
     LinkItem,
