@@ -330,6 +330,7 @@ INPUTS: dict[str, Inputs] = {
     "structure.pending": _same({"scope": "sales"}),
     "structure.proposals": _same({"scope": "sales"}),
     "structure.rule": lambda w: {"id": w.ids["rule"]},
+    "structure.source": _same({"scope": "sales", "id": MAIL}),
     "decision.rule_decide": lambda w: {"scope": "sales", "id": w.ids["rule"], "verdict": "adopt"},
 }
 
