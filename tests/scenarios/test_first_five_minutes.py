@@ -30,7 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.surfaces.conftest import free_port
-from tests.web.test_browser import CHROMIUM_ARGS
+from tests.web.conftest import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
