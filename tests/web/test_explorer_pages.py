@@ -150,3 +150,26 @@ def test_another_scopes_source_reads_like_a_missing_one(
     unknown_scope = approver.client.get(_source_url("nosuch", MAIL))
     assert unknown_scope.status_code == 403
     assert "This scope is not available" in unknown_scope.text
+
+
+def test_a_meeting_reads_with_its_participants_and_transcript(
+    approver: Approver, call: Call
+) -> None:
+    call(
+        "core.store_source",
+        scope="sales",
+        source={
+            "kind": "meeting",
+            "id": "jamie:weekly-42",
+            "title": "Vertrieb Weekly",
+            "date": "2025-03-03",
+            "participants": ["ruth@firma.example", "ines@kunde.example"],
+            "transcript": "Ruth: Ab März frei Haus.\nInes: Einverstanden.",
+        },
+    )
+    html = approver.client.get(_source_url("sales", "jamie:weekly-42")).text
+    assert "<dt>participants</dt><dd>ruth@firma.example, ines@kunde.example</dd>" in html
+    assert (
+        "<h2>Transcript</h2>" in html and "Ruth: Ab März frei Haus.\nInes: Einverstanden." in html
+    )
+    assert "2025-03-03" in html and "<dt>from</dt>" not in html
