@@ -2,7 +2,8 @@
 
 The reference pages (docs/) are regenerated and must equal the committed ones; the OpenAPI
 document, the MCP tool list and the CLI help are compared with tests/snapshots/. After an
-intended change: `groundnote docs` and `GROUNDNOTE_UPDATE_SNAPSHOTS=1 scripts/test tests/platform`.
+intended change: `groundnote docs` and `UPDATE_SNAPSHOTS=1 scripts/test tests/platform`. (Not
+GROUNDNOTE_-prefixed: serve, started by tests/platform, reads such variables as its config.)
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ SNAPSHOTS = ROOT / "tests" / "snapshots"
 
 def _check(name: str, text: str) -> None:
     path = SNAPSHOTS / name
-    if os.environ.get("GROUNDNOTE_UPDATE_SNAPSHOTS") == "1":
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         path.write_text(text, "utf-8")
-    assert path.exists(), f"{path} is missing; run with GROUNDNOTE_UPDATE_SNAPSHOTS=1"
+    assert path.exists(), f"{path} is missing; run with UPDATE_SNAPSHOTS=1"
     assert path.read_text("utf-8") == text, f"{name} changed; review it and update the snapshot"
 
 
