@@ -1,6 +1,8 @@
 """The eight graph tools and their HTTP routes and CLI commands (seed 000 §9.2, DESIGN §8.3).
 
-Descriptions are the seed's, verbatim. The entity `type` enum is built per request from the
+Descriptions are the seed's, verbatim, but for one sentence added to entity_create's: since
+issue 21 a similar name under another parent is created and listed, not refused (README,
+"Finding entities, and the duplicate check"). The entity `type` enum is built per request from the
 configuration (`adapt_schema`), so a type outside it is refused by the schema itself.
 """
 
@@ -43,7 +45,7 @@ __all__ = ["CAPABILITIES", "DESCRIPTIONS", "type_enum"]
 
 DESCRIPTIONS = {
     "entity_resolve": "Find existing entities by name, alias or misspelling in one scope. Call it before every entity_create and whenever a name from a mail, document or conversation should be matched to an entity. Returns at most five candidates with score, how they matched and their full path. An exact or alias match means: use it. Several close candidates: show their paths and ask the person.",
-    "entity_create": "Create one entity under a parent found with entity_resolve (parent_id null only for a new top level). Use it only when entity_resolve found nothing that fits. It is usable at once, with status unconfirmed, until a person confirms it on the approval page. It checks for duplicates itself: if a similar entity exists it creates nothing and answers duplicate-candidate with the candidates; use force: true with a reason only when the person says the new one is different.",
+    "entity_create": "Create one entity under a parent found with entity_resolve (parent_id null only for a new top level). Use it only when entity_resolve found nothing that fits. It is usable at once, with status unconfirmed, until a person confirms it on the approval page. It checks for duplicates itself: if a similar entity exists it creates nothing and answers duplicate-candidate with the candidates; use force: true with a reason only when the person says the new one is different. A similar name under another parent does not stop it: the entity is created and the look-alikes are listed under similar; show them to the person.",
     "entity_move": "Move an entity with its whole subtree under another parent (parent_id null: top level), for example a department into another division. Takes effect at once as a new version; the old version stays in the history, and the move is unconfirmed until a person confirms or reverts it on the approval page. Show the person the old and the new path first. Refused with cycle if the new parent lies inside the moved subtree.",
     "entity_update": "Rename an entity or add and remove its aliases, for example a short name or a spelling used in mails. Takes effect at once as a new version; the old version stays in the history, and the change is unconfirmed until a person confirms or reverts it on the approval page. The new name and added aliases are checked for duplicates like entity_create: on duplicate-candidate use force: true with a reason only when the person says the entity is different.",
     "entity_tree": "Show the entities below one entity (or the top level of a scope): direct children by default, at most depth 3, 50 per page. Every node says how many children it has and how many are hidden; expand a node by calling again with its id. Use it step by step to get an overview or to find a parent; never page through a whole tree unasked.",
