@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,23 +44,34 @@ class BackupReport:
 
 
 def leftovers(target: Path) -> list[Path]:
-    """Hidden directories interrupted backups to `target` left behind."""
+    """Hidden directories interrupted backups to `target` left behind (not those of a backup
+    still running: the directory's name ends in its process id)."""
     parent = target.absolute().parent
     if not parent.is_dir():
         return []
-    return sorted(parent.glob(f".{target.name}{_PARTIAL}*"))
+    return sorted(p for p in parent.glob(f".{target.name}{_PARTIAL}*") if not _running(p.name))
 
 
-def _databases(home: Path) -> Iterator[str]:
-    """The home's database files, relative names, instance.db first."""
-    yield "instance.db"
-    with sqlite3.connect(home / "instance.db") as conn:
+def _running(name: str) -> bool:
+    pid = name.rsplit(_PARTIAL, 1)[-1]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def _scope_files(instance_copy: Path) -> list[str]:
+    """The scope files the copied registry names: read from the copy, so a scope created
+    after instance.db was copied is in neither the copied registry nor the backup."""
+    with sqlite3.connect(instance_copy) as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM scope ORDER BY name")]
     conn.close()
-    for name in names:
-        yield f"scopes/{name}.db"
-    if (home / "work" / "store.db").is_file():
-        yield "work/store.db"
+    return [f"scopes/{name}.db" for name in names]
 
 
 def _copy_database(source: Path, target: Path) -> None:
@@ -108,15 +118,22 @@ def backup_home(home: Path, target: Path, progress: Progress | None = None) -> B
     target.absolute().parent.mkdir(parents=True, exist_ok=True)
     partial = target.absolute().parent / f".{target.name}{_PARTIAL}{os.getpid()}"
     partial.mkdir()
-    names = list(_databases(home))
     files: dict[str, str] = {}
     sizes: dict[str, int] = {}
-    for done, name in enumerate(names):
-        if progress is not None:
-            progress("files", done, len(names))
+
+    def copy(name: str) -> None:
         _copy_database(home / name, partial / name)
         files[name] = _sha256(partial / name)
         sizes[name] = (partial / name).stat().st_size
+
+    copy("instance.db")
+    names = _scope_files(partial / "instance.db")
+    if (home / "work" / "store.db").is_file():
+        names.append("work/store.db")
+    for done, name in enumerate(names):
+        if progress is not None:
+            progress("files", done, len(names))
+        copy(name)
     config = home / "groundnote.json"
     if config.is_file():
         shutil.copy2(config, partial / config.name)
