@@ -8,7 +8,7 @@ for the composition root the bundle groups, `head.entities` and search's entity 
 from groundnote.graph.bundles import GROUP_PROVIDERS, entity_filter, head_entities
 from groundnote.graph.capabilities import CAPABILITIES
 from groundnote.graph.closure import closure_drift, rebuild_closure
-from groundnote.graph.fts import rebuild_fts
+from groundnote.graph.fts import fts_drift, rebuild_fts, rebuild_index
 from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
 from groundnote.graph.links import counted, read_link
 from groundnote.graph.models import LinkOut
@@ -24,10 +24,19 @@ from groundnote.graph.queries import (
 from groundnote.graph.trigram import index_for
 from groundnote.store import Database, Subsystem, load_migrations
 
+
+def projection_drift(db: Database) -> list[str]:
+    """`groundnote check`'s view of the graph: each projection against its rebuild."""
+    with db.read() as conn:
+        row = conn.execute("SELECT scope FROM meta").fetchone()
+    scope = str(row[0]) if row is not None and row[0] else "SCOPE"
+    return closure_drift(db, scope) + fts_drift(db, scope)
+
+
 SUBSYSTEM = Subsystem(
     "graph",
     load_migrations("groundnote.graph", "graph"),
-    check=closure_drift,
+    check=projection_drift,
     pending=pending_counts,
 )
 
@@ -57,5 +66,6 @@ __all__ = [
     "read_link",
     "rebuild_closure",
     "rebuild_fts",
+    "rebuild_index",
     "warm_resolve",
 ]

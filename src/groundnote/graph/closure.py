@@ -10,7 +10,7 @@ import sqlite3
 
 from groundnote.store import Database
 
-__all__ = ["closure_rows", "on_create", "on_move", "rebuild_closure"]
+__all__ = ["closure_drift", "closure_rows", "on_create", "on_move", "rebuild_closure"]
 
 
 def on_create(conn: sqlite3.Connection, entity_id: str, parent_id: str | None) -> None:
@@ -72,7 +72,7 @@ def rebuild_closure(db: Database) -> int:
     return count
 
 
-def closure_drift(db: Database) -> list[str]:
+def closure_drift(db: Database, scope: str) -> list[str]:
     """How entity_closure differs from what entity_current's parents give (none: equal)."""
     with db.read() as conn:
         missing = conn.execute(
@@ -84,9 +84,10 @@ def closure_drift(db: Database) -> list[str]:
             + "SELECT count(*) FROM (SELECT ancestor_id, descendant_id, depth FROM entity_closure "
             "EXCEPT SELECT ancestor_id, descendant_id, depth FROM walk)"
         ).fetchone()[0]
+    remedy = f"run `groundnote rebuild closure --scope {scope}`"
     problems = []
     if missing:
-        problems.append(f"entity_closure lacks {missing} rows of the tree; run rebuild_closure")
+        problems.append(f"entity_closure lacks {missing} rows of the tree; {remedy}")
     if extra:
-        problems.append(f"entity_closure holds {extra} rows the tree does not; run rebuild_closure")
+        problems.append(f"entity_closure holds {extra} rows the tree does not; {remedy}")
     return problems

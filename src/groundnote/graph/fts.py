@@ -17,7 +17,15 @@ from groundnote.graph.normalize import normalize, trigrams
 from groundnote.graph.trigram import CHANGE_KIND, index_for
 from groundnote.store import Database, changes
 
-__all__ = ["literal_recall", "published", "put_text", "rebuild_fts", "remove_text"]
+__all__ = [
+    "fts_drift",
+    "literal_recall",
+    "published",
+    "put_text",
+    "rebuild_fts",
+    "rebuild_index",
+    "remove_text",
+]
 
 
 def put_text(conn: sqlite3.Connection, seq: int, name: str, aliases: Iterable[str]) -> None:
@@ -54,6 +62,44 @@ def rebuild_fts(db: Database) -> int:
         # Every process re-reads all of it, instead of one change row per entity.
         changes.record(conn, CHANGE_KIND, changes.EVERYTHING)
     return len(rows)
+
+
+def rebuild_index(db: Database) -> int:
+    """Make every process rebuild its in-memory resolve index from entity_fts (this one at
+    once); returns how many entities it holds. For an index that answers oddly: it is never
+    written by hand, so only a bug makes it drift, and `check` cannot see another process's
+    memory."""
+    with db.write() as conn:
+        changes.record(conn, CHANGE_KIND, changes.EVERYTHING)
+    index = index_for(db)
+    index.reset()
+    index.warm()
+    return len(index)
+
+
+def fts_drift(db: Database, scope: str) -> list[str]:
+    """How entity_fts differs from what entity_current's names and aliases give (none: equal)."""
+    with db.read() as conn:
+        want = {
+            (row["seq"], normalize(row["name"]), _joined(row["aliases"]))
+            for row in conn.execute(
+                "SELECT e.seq, k.name, k.aliases FROM entity e JOIN entity_current k ON k.id = e.id"
+            )
+        }
+        have = {
+            (r[0], r[1], r[2]) for r in conn.execute("SELECT rowid, name, aliases FROM entity_fts")
+        }
+    remedy = f"run `groundnote rebuild fts --scope {scope}`"
+    problems = []
+    if want - have:
+        problems.append(f"entity_fts lacks or misspells {len(want - have)} entities; {remedy}")
+    if have - want:
+        problems.append(f"entity_fts holds {len(have - want)} rows no entity gives; {remedy}")
+    return problems
+
+
+def _joined(aliases: str) -> str:
+    return "|".join(normalize(str(a)) for a in _json_list(aliases))
 
 
 def literal_recall(conn: sqlite3.Connection, key: str, limit: int = 50) -> list[int]:

@@ -1,5 +1,6 @@
 """Store files, the write gate, migration ledgers, the home and its scope registry."""
 
+from groundnote.store.backup import backup_home, restore_home, verify_backup
 from groundnote.store.check import check_file, check_home
 from groundnote.store.database import Database, connect
 from groundnote.store.gate import WriteGate, WriteGateReentrant
@@ -24,6 +25,7 @@ __all__ = [
     "Subsystem",
     "WriteGate",
     "WriteGateReentrant",
+    "backup_home",
     "check_file",
     "check_home",
     "connect",
@@ -31,7 +33,9 @@ __all__ = [
     "ledger_versions",
     "load_migrations",
     "migrate",
+    "restore_home",
     "split_sql",
     "table_counts",
+    "verify_backup",
     "write_entry",
 ]

@@ -17,6 +17,7 @@ from groundnote.surfaces.cli.admin import (
     person_group,
     scope_group,
 )
+from groundnote.surfaces.cli.backup import backup_command, restore_command
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
 from groundnote.surfaces.cli.imports import import_group
 from groundnote.surfaces.cli.rebuild import rebuild_group
@@ -59,6 +60,8 @@ for command in (
     rebuild_group,
     import_group,
     check_command,
+    backup_command,
+    restore_command,
     docs_command,
 ):
     cli.add_command(command)

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from groundnote import knowledge
+from groundnote import core, graph, knowledge
 from groundnote.domain.errors import GroundnoteError
+from groundnote.store import Database
 from groundnote.surfaces.cli.progressbar import PhaseBars
 from groundnote.surfaces.cli.session import CliSession
 
@@ -18,6 +19,45 @@ __all__ = ["rebuild_group"]
 @click.group("rebuild", help="Delete a projection and build it again from its sources.")
 def rebuild_group() -> None:
     pass
+
+
+def _scope_db(session: CliSession, scope: str) -> Database:
+    try:
+        return session.runtime.home.scope_db(scope)
+    except GroundnoteError as exc:
+        Console(stderr=True).print(f"[red]{exc.code}[/red]: {exc.message}\n{exc.remedy}")
+        raise SystemExit(1) from exc
+
+
+@rebuild_group.command("closure", help="Rebuild a scope's entity_closure from the entity tree.")
+@click.option("--scope", required=True, help="The scope whose closure to rebuild.")
+@click.pass_obj
+def rebuild_closure(session: CliSession, scope: str) -> None:
+    rows = graph.rebuild_closure(_scope_db(session, scope))
+    click.echo(f"entity_closure of {scope}: {rows} rows")
+
+
+@rebuild_group.command(
+    "fts", help="Rebuild a scope's full-text indexes (entity names, rules, sources)."
+)
+@click.option("--scope", required=True, help="The scope whose indexes to rebuild.")
+@click.pass_obj
+def rebuild_fts(session: CliSession, scope: str) -> None:
+    db = _scope_db(session, scope)
+    entities = graph.rebuild_fts(db)
+    with db.write() as conn:
+        core.rebuild_fts(conn)
+    click.echo(f"full-text indexes of {scope}: {entities} entities, rules and sources")
+
+
+@rebuild_group.command(
+    "index", help="Make every process rebuild a scope's resolve index from entity_fts."
+)
+@click.option("--scope", required=True, help="The scope whose resolve index to rebuild.")
+@click.pass_obj
+def rebuild_index(session: CliSession, scope: str) -> None:
+    entities = graph.rebuild_index(_scope_db(session, scope))
+    click.echo(f"resolve index of {scope}: {entities} entities; other processes rebuild theirs")
 
 
 @rebuild_group.command("knowledge", help="Rebuild a scope's knowledge index from its checkout.")

@@ -1,0 +1,101 @@
+"""A projection `check` finds drifting is mended by the `rebuild` command its remedy names."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from groundnote.runtime import Runtime
+from groundnote.surfaces.cli.main import cli
+
+_COMMAND = re.compile(r"`groundnote ([^`]+)`")
+
+
+def _entities(runtime: Runtime, scope: str) -> None:
+    """Three levels of a tree, made through the command line."""
+    runner = CliRunner()
+    home = str(runtime.home.path)
+    parent: str | None = None
+    for name in ("Vertrieb", "Vertrieb Nord", "Café Morgenrot"):
+        args = ["--home", home, "entity", "create", "--scope", scope, "--type", "department"]
+        args += ["--name", name, "--output", "json"]
+        if parent is not None:
+            args += ["--parent-id", parent]
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        parent = json.loads(result.stdout)["entity"]["id"]
+
+
+def test_drifted_closure_and_fts_are_found_and_mended(
+    runtime: Runtime, scope: str, home_path: Path
+) -> None:
+    _entities(runtime, scope)
+    runner = CliRunner()
+    home = ["--home", str(home_path)]
+    assert runner.invoke(cli, [*home, "check"]).exit_code == 0
+    # Damage the projections in the file itself, as a bug or a hand edit would.
+    with sqlite3.connect(runtime.home.scope_path(scope)) as conn:
+        conn.execute("DELETE FROM entity_closure WHERE depth = 2")
+        conn.execute("INSERT INTO entity_closure VALUES ('x', 'y', 7)")
+        conn.execute("UPDATE entity_fts SET name = 'falsch' WHERE rowid = 1")
+    conn.close()
+
+    bad = runner.invoke(cli, [*home, "check"])
+    assert bad.exit_code == 1
+    commands = _COMMAND.findall(bad.output)
+    assert sorted(set(commands)) == [
+        f"rebuild closure --scope {scope}",
+        f"rebuild fts --scope {scope}",
+    ], bad.output
+    for command in sorted(set(commands)):
+        mended = runner.invoke(cli, [*home, *command.split()])
+        assert mended.exit_code == 0, mended.output
+    clean = runner.invoke(cli, [*home, "check"])
+    assert clean.exit_code == 0, clean.output
+
+
+def test_rebuild_index_answers_as_before(runtime: Runtime, scope: str, home_path: Path) -> None:
+    _entities(runtime, scope)
+    result = CliRunner().invoke(
+        cli, ["--home", str(home_path), "rebuild", "index", "--scope", scope]
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 entities" in result.output
+
+
+def _commands_named_in_sources() -> set[str]:
+    """Every `groundnote …` command a message in the source names, up to its first argument."""
+    named: set[str] = set()
+    root = Path(__file__).resolve().parents[2] / "src" / "groundnote"
+    for path in root.rglob("*.py"):
+        for text in _COMMAND.findall(path.read_text(encoding="utf-8")):
+            words: list[str] = []
+            for word in text.split():
+                if word.startswith("-") or not re.fullmatch(r"[a-z_]+", word):
+                    break
+                words.append(word)
+            if words:
+                named.add(" ".join(words))
+    return named
+
+
+def test_every_command_a_message_names_exists() -> None:
+    named = _commands_named_in_sources()
+    assert "rebuild closure" in named and "rebuild fts" in named  # the remedies of check
+    ctx = click.Context(cli)
+    for text in sorted(named):
+        command: click.Command = cli
+        path: list[str] = []
+        for word in text.split():
+            if not isinstance(command, click.Group):
+                break  # the rest are the command's arguments (`scope create NAME`)
+            sub = command.get_command(ctx, word)
+            assert sub is not None, f"`groundnote {text}` names no command ({word!r})"
+            command, path = sub, [*path, word]
+        shown = CliRunner().invoke(cli, [*path, "--help"])
+        assert shown.exit_code == 0, shown.output
