@@ -34,12 +34,25 @@ __all__ = [
     "ImpulsesConfig",
     "KnowledgeConfig",
     "load_config",
+    "url_for",
 ]
 
 CONFIG_FILE = "groundnote.json"
 ENV_PREFIX = "GROUNDNOTE_"
 # Variables of the environment that are not configuration keys.
 ENV_NOT_CONFIG = {"GROUNDNOTE_HOME", "GROUNDNOTE_TOKEN"}
+
+# A wildcard address is where serve listens, not an address a browser can open: links name
+# the loopback address instead (a person elsewhere needs public_url in any case).
+_WILDCARD_LINK = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
+
+
+def url_for(host: str, port: int) -> str:
+    """The base URL for links to a server listening on host:port."""
+    host = _WILDCARD_LINK.get(host, host)
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
 
 
 class _Section(BaseModel):

@@ -230,6 +230,26 @@ def test_links_printed_elsewhere_use_the_port_serve_runs_on(tmp_path: Path) -> N
     assert public.stdout.startswith("https://gn.example.org/approval/login?token=")
 
 
+def test_serve_on_every_address_prints_links_a_browser_can_open(tmp_path: Path) -> None:
+    home = tmp_path / "wildcard"
+    port = free_port()
+    with _serve(home, "--host", "0.0.0.0", "--port", str(port)) as process:
+        printed = _read_until(process, BANNER_END, timeout=90)
+        assert "0.0.0.0" not in printed
+        login = next(w for w in printed.split() if "/approval/login?token=" in w)
+        assert login.startswith(f"http://127.0.0.1:{port}/approval/login?token=")
+        _wait_for(f"http://127.0.0.1:{port}")
+        link = subprocess.run(
+            [*GROUNDNOTE, "--home", str(home), "person", "link", "local"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=ENV,
+        )
+        assert link.stdout.startswith(f"http://127.0.0.1:{port}/approval/login?token=")
+        assert httpx.get(link.stdout.strip(), follow_redirects=False).status_code in (200, 303)
+
+
 def test_a_bad_config_stops_start_up_naming_the_key(tmp_path: Path) -> None:
     home = tmp_path / "bad"
     home.mkdir()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundnote.auth.principal import Principal, Right
 from groundnote.capabilities.keys import HeldWrite
-from groundnote.config import Config
+from groundnote.config import Config, url_for
 from groundnote.domain.clock import Clock
 from groundnote.domain.progress import Progress
 from groundnote.store.database import Database
@@ -44,7 +44,7 @@ def public_url(config: Config) -> str:
     """Where this instance is reached, for the links answers carry."""
     if config.public_url:
         return config.public_url.rstrip("/")
-    return f"http://{config.server.host}:{config.server.port}"
+    return url_for(config.server.host, config.server.port)
 
 
 def reachable(home: Home, principal: Principal | None, right: Right) -> tuple[str, ...]:

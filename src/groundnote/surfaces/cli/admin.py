@@ -19,6 +19,7 @@ from groundnote.auth import (
     parse_scope_rights,
     revoke_grant,
 )
+from groundnote.capabilities.context import public_url
 from groundnote.capabilities.docs import write_docs
 from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError, ValidationFailed
@@ -219,11 +220,6 @@ def grant_revoke(session: CliSession, name: str) -> None:
     click.echo(f"revoked {info.id}")
 
 
-def _base_url(runtime: Runtime) -> str:
-    server = runtime.config.server
-    return (runtime.config.public_url or f"http://{server.host}:{server.port}").rstrip("/")
-
-
 def _say_whether_serve_runs(session: CliSession) -> None:
     """A login link works only while serve runs at its address: say when it does not."""
     if session.runtime.config.public_url:
@@ -245,7 +241,7 @@ def _say_whether_serve_runs(session: CliSession) -> None:
 
 def login_url(runtime: Runtime, name: str, base: str | None = None) -> str:
     token = issue_login_link(runtime.home.instance, name, runtime.home.clock)
-    return f"{base or _base_url(runtime)}/approval/login?token={token}"
+    return f"{base or public_url(runtime.config)}/approval/login?token={token}"
 
 
 def approval_login_link(runtime: Runtime, base: str) -> str:

@@ -17,7 +17,7 @@ import uvicorn
 from rich.console import Console
 
 from groundnote.auth import Right, create_grant, list_grants
-from groundnote.config import load_config
+from groundnote.config import load_config, url_for
 from groundnote.domain.errors import AuthRequired
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.admin import LOCAL_PERSON, approval_login_link
@@ -142,7 +142,7 @@ def serve_command(session: CliSession, host: str | None, port: int | None, demo:
     runtime = session.runtime
     runtime.config.server = configured.model_copy(update={"host": host, "port": port})
     record_served(runtime.home.path, host, port, runtime.home.clock.instant())
-    base = runtime.config.public_url or f"http://{host}:{port}"
+    base = runtime.config.public_url or url_for(host, port)
     login = approval_login_link(runtime, base)  # creates the local person on first use
     demo_state = None
     if demo:

@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundnote.config import url_for
+
 __all__ = ["SERVED_FILE", "Served", "read_served", "record_served"]
 
 SERVED_FILE = Path("work") / "serve.json"
@@ -30,8 +32,7 @@ class Served:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return url_for(self.host, self.port)
 
     def running(self) -> bool:
         """Whether the process that recorded it still runs (on this machine)."""
