@@ -35,9 +35,11 @@ __all__ = [
     "SourceOut",
     "attachment_ref",
     "attachment_rows",
+    "attachments_of",
     "content_sha256",
     "insert_source",
     "read_source",
+    "replied_to",
     "source_ref",
     "source_row",
 ]
@@ -237,12 +239,7 @@ def read_source(
     row = conn.execute("SELECT * FROM source WHERE id = ?", (source_id,)).fetchone()
     if row is None:
         return None
-    parent = None
-    if row["in_reply_to"]:
-        found = conn.execute(
-            "SELECT id FROM source WHERE id = ?", ("mail:" + row["in_reply_to"],)
-        ).fetchone()
-        parent = source_ref(found["id"]) if found else None
+    parent = replied_to(conn, row)
     atts = [
         AttachmentOut(
             ref=attachment_ref(source_id, a["n"]),
@@ -253,9 +250,7 @@ def read_source(
             sha256=a["sha256"],
             has_text=a["text"] is not None,
         )
-        for a in conn.execute(
-            "SELECT * FROM source_attachment WHERE source_id = ? ORDER BY n", (source_id,)
-        )
+        for a in attachments_of(conn, source_id)
     ]
     return SourceOut(
         ref=source_ref(source_id),
@@ -264,7 +259,24 @@ def read_source(
         title=row["title"],
         day=row["day"],
         sender=row["sender"],
-        in_reply_to=parent,
+        in_reply_to=source_ref(parent) if parent else None,
         attachments=atts,
         stored=stored,
     )
+
+
+def replied_to(conn: sqlite3.Connection, row: sqlite3.Row) -> str | None:
+    """The id of the stored mail this source answers, or None (not a reply, or not stored)."""
+    if not row["in_reply_to"]:
+        return None
+    found = conn.execute(
+        "SELECT id FROM source WHERE id = ?", ("mail:" + row["in_reply_to"],)
+    ).fetchone()
+    return str(found["id"]) if found else None
+
+
+def attachments_of(conn: sqlite3.Connection, source_id: str) -> list[sqlite3.Row]:
+    """A source's attachment rows, in their order."""
+    return conn.execute(
+        "SELECT * FROM source_attachment WHERE source_id = ? ORDER BY n", (source_id,)
+    ).fetchall()

@@ -8,6 +8,7 @@ import json
 import sqlite3
 from typing import Any
 
+from groundnote.core.sources import attachment_ref, attachments_of, replied_to, source_ref
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
 from groundnote.structure.models import (
@@ -282,22 +283,15 @@ def source_view(conn: sqlite3.Connection, scope: str, source_id: str) -> SourceV
     attachments = [
         AttachmentView(
             n=a["n"],
-            ref=f"attachment/{source_id}#{a['n']}",
+            ref=attachment_ref(source_id, a["n"]),
             filename=a["filename"],
             media_type=a["media_type"],
             size=a["size"],
             text=a["text"],
         )
-        for a in conn.execute(
-            "SELECT * FROM source_attachment WHERE source_id = ? ORDER BY n", (source_id,)
-        )
+        for a in attachments_of(conn, source_id)
     ]
-    parent = None
-    if row["in_reply_to"]:
-        found = conn.execute(
-            "SELECT id FROM source WHERE id = ?", ("mail:" + row["in_reply_to"],)
-        ).fetchone()
-        parent = found["id"] if found else None
+    parent = replied_to(conn, row)
     rules = [
         end_view(conn, f"rule/{r['rule_id']}")
         for r in conn.execute(
@@ -306,11 +300,11 @@ def source_view(conn: sqlite3.Connection, scope: str, source_id: str) -> SourceV
             (source_id,),
         )
     ]
-    refs = [f"source/{source_id}", *(a.ref for a in attachments)]
+    refs = [source_ref(source_id), *(a.ref for a in attachments)]
     return SourceView(
         scope=scope,
         id=source_id,
-        ref=f"source/{source_id}",
+        ref=source_ref(source_id),
         kind=row["kind"],
         title=row["title"],
         day=row["day"],
