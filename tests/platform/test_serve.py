@@ -41,6 +41,17 @@ def _read_until(process: subprocess.Popen[str], marker: str, timeout: float) -> 
     return seen
 
 
+def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """One command of another process on the home serve runs on."""
+    return subprocess.run(
+        [*GROUNDNOTE, "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=ENV,
+    )
+
+
 @contextmanager
 def _serve(home: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
     command = [*GROUNDNOTE, "--home", str(home), "serve", *args]
@@ -110,13 +121,7 @@ def test_the_first_start_prints_an_agent_grant_and_later_starts_mint_none(
         assert '"GROUNDNOTE_TOKEN": "TOKEN"' in printed  # the template for another grant
         port_now = json.loads((home / "work" / "serve.json").read_text())["port"]
         assert port_now != 0 and f"http://127.0.0.1:{port_now}/mcp" in printed
-    grants = subprocess.run(
-        [*GROUNDNOTE, "--home", str(home), "grant", "list"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=ENV,
-    )
+    grants = _run(home, "grant", "list")
     assert grants.stdout.count("grant:agent-mcp") == 1
 
 
@@ -126,13 +131,7 @@ def test_a_port_in_use_is_named_before_anything_is_printed_or_made(tmp_path: Pat
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        done = subprocess.run(
-            [*GROUNDNOTE, "--home", str(home), "serve", "--port", str(port)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=ENV,
-        )
+        done = _run(home, "serve", "--port", str(port))
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
     assert "Errno" not in done.stderr and "Traceback" not in done.stderr
@@ -147,13 +146,7 @@ def test_the_demo_company_is_loaded_once_in_its_own_scope(tmp_path: Path) -> Non
     with _serve(home, "--port", "0", "--demo") as process:
         printed = _read_until(process, BANNER_END, timeout=60)
         assert "Scopes        demo (the demo company)" in printed
-    tree = subprocess.run(
-        [*GROUNDNOTE, "--home", str(home), "entity", "tree", "--scope", "demo", "--output", "json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=ENV,
-    )
+    tree = _run(home, "entity", "tree", "--scope", "demo", "--output", "json")
     [top] = json.loads(tree.stdout)["nodes"]
     assert (top["name"], top["status"]) == ("Kessler Feinmechanik GmbH", "active")
 
@@ -189,44 +182,20 @@ def test_links_printed_elsewhere_use_the_port_serve_runs_on(tmp_path: Path) -> N
     port = free_port()
     with _serve(home, "--port", str(port), "--demo") as process:
         _read_until(process, BANNER_END, timeout=90)
-        link = subprocess.run(
-            [*GROUNDNOTE, "--home", str(home), "person", "link", "local"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=ENV,
-        )
+        link = _run(home, "person", "link", "local")
         assert link.stdout.startswith(f"http://127.0.0.1:{port}/approval/login?token=")
         assert link.stderr == ""  # serve runs there
         proposals = ["rules", "proposals", "--scope", "demo", "--output", "json"]
-        rules = subprocess.run(
-            [*GROUNDNOTE, "--home", str(home), *proposals],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=ENV,
-        )
+        rules = _run(home, *proposals)
         [waiting] = json.loads(rules.stdout)["rules"]
         assert waiting["approval_url"].startswith(f"http://127.0.0.1:{port}/approval/rules/")
         page = httpx.get(waiting["approval_url"])
         assert page.status_code == 401  # serve answers there: the page asks for a login
-    stopped = subprocess.run(
-        [*GROUNDNOTE, "--home", str(home), "person", "link", "local"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=ENV,
-    )
+    stopped = _run(home, "person", "link", "local")
     assert stopped.stdout.startswith(f"http://127.0.0.1:{port}/")
     assert "serve is not running now" in stopped.stderr
     (home / "groundnote.json").write_text('{"public_url": "https://gn.example.org"}')
-    public = subprocess.run(
-        [*GROUNDNOTE, "--home", str(home), "person", "link", "local"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=ENV,
-    )
+    public = _run(home, "person", "link", "local")
     assert public.stdout.startswith("https://gn.example.org/approval/login?token=")
 
 
@@ -239,13 +208,7 @@ def test_serve_on_every_address_prints_links_a_browser_can_open(tmp_path: Path) 
         login = next(w for w in printed.split() if "/approval/login?token=" in w)
         assert login.startswith(f"http://127.0.0.1:{port}/approval/login?token=")
         _wait_for(f"http://127.0.0.1:{port}")
-        link = subprocess.run(
-            [*GROUNDNOTE, "--home", str(home), "person", "link", "local"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=ENV,
-        )
+        link = _run(home, "person", "link", "local")
         assert link.stdout.startswith(f"http://127.0.0.1:{port}/approval/login?token=")
         assert httpx.get(link.stdout.strip(), follow_redirects=False).status_code in (200, 303)
 
