@@ -6,12 +6,12 @@ import hashlib
 import json
 import re
 import secrets
-import sqlite3
 from dataclasses import dataclass
 
 from groundnote.auth.principal import CHANNELS, Principal, Right, parse_right
 from groundnote.domain.errors import NotFound, ValidationFailed
 from groundnote.store.database import Database
+from groundnote.store.sql import IntegrityError, Row
 
 __all__ = [
     "GrantInfo",
@@ -93,7 +93,7 @@ def create_grant(
                     expires_at,
                 ),
             )
-    except sqlite3.IntegrityError as exc:
+    except IntegrityError as exc:
         raise ValidationFailed(
             f"a grant named {name!r} exists already",
             remedy="Choose another name, or revoke it first.",
@@ -101,7 +101,7 @@ def create_grant(
     return _info_by_id(db, grant_id), token
 
 
-def _info(row: sqlite3.Row) -> GrantInfo:
+def _info(row: Row) -> GrantInfo:
     return GrantInfo(
         id=row["id"],
         org=row["org"],

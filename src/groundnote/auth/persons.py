@@ -8,12 +8,12 @@ never hold a grant's token: they sign in with a one-time link and act through a 
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 
 from groundnote.auth.principal import Principal, Right
 from groundnote.domain.errors import NotFound, ValidationFailed
 from groundnote.store.database import Database
+from groundnote.store.sql import IntegrityError, Row
 
 __all__ = ["PersonInfo", "add_person", "find_person", "list_persons", "person_principal"]
 
@@ -30,7 +30,7 @@ class PersonInfo:
     disabled_at: str | None
 
 
-def _info(row: sqlite3.Row) -> PersonInfo:
+def _info(row: Row) -> PersonInfo:
     return PersonInfo(
         id=row["id"],
         email=row["email"],
@@ -58,7 +58,7 @@ def add_person(db: Database, name: str, *, email: str, org: str, now: str) -> Pe
                 "INSERT INTO person (id, email, org, created_at) VALUES (?, ?, ?, ?)",
                 (f"person:{name}", email, org, now),
             )
-    except sqlite3.IntegrityError as exc:
+    except IntegrityError as exc:
         raise ValidationFailed(
             f"a person named {name!r} exists already",
             remedy="Choose another name; `groundnote person list` shows the persons.",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -19,6 +18,7 @@ from groundnote.auth.persons import PersonInfo, find_person, person_principal
 from groundnote.auth.principal import Principal
 from groundnote.domain.clock import Clock, format_instant
 from groundnote.store.database import Database
+from groundnote.store.sql import Row
 
 __all__ = [
     "LOGIN_LINK_TTL",
@@ -102,7 +102,7 @@ def session_of(db: Database, token: str | None, now: str) -> PersonSession | Non
     if not token:
         return None
     with db.read() as conn:
-        row: sqlite3.Row | None = conn.execute(
+        row: Row | None = conn.execute(
             "SELECT s.csrf, s.expires_at, p.* FROM person_session s "
             "JOIN person p ON p.id = s.person_id WHERE s.token_sha256 = ? "
             "AND s.ended_at IS NULL AND s.expires_at > ? AND p.disabled_at IS NULL",

@@ -3,7 +3,6 @@ admitted, the home, the clock and the parts the composition root built."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from groundnote.domain.progress import Progress
 from groundnote.store.database import Database
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
+from groundnote.store.sql import Connection
 
 if TYPE_CHECKING:
     from groundnote.capabilities.declaration import Capability
@@ -118,7 +118,7 @@ class Context:
         }
 
     @contextmanager
-    def write(self, scope: str) -> Iterator[sqlite3.Connection]:
+    def write(self, scope: str) -> Iterator[Connection]:
         """One write transaction on a scope file; the call's log row commits with it."""
         if self.held is not None and self.held.scope == scope:
             yield self.held.conn
@@ -128,14 +128,14 @@ class Context:
             yield conn
             self._write_log(conn)
 
-    def _write_log(self, conn: sqlite3.Connection) -> None:
+    def _write_log(self, conn: Connection) -> None:
         if self.capability.log_operation and not self.log.written:
             write_entry(
                 conn, self.log, operation=self.capability.log_operation, **self._log_fields()
             )
 
     @contextmanager
-    def write_instance(self) -> Iterator[sqlite3.Connection]:
+    def write_instance(self) -> Iterator[Connection]:
         """One write transaction on instance.db; a call logged there commits its row with it."""
         with self.home.instance.write() as conn:
             yield conn

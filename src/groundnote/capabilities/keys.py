@@ -10,12 +10,12 @@ A retry with the same key and input gets the first answer; with other input, a c
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from groundnote.domain.errors import IdempotencyConflict
 from groundnote.store.home import Subsystem
 from groundnote.store.migrations import load_migrations
+from groundnote.store.sql import Connection
 
 __all__ = ["CALLS_SUBSYSTEM", "KEY_FIELD", "HeldWrite", "first_answer", "record_answer"]
 
@@ -30,12 +30,10 @@ class HeldWrite:
     """The write transaction a keyed call holds on its scope from lookup to answer."""
 
     scope: str
-    conn: sqlite3.Connection
+    conn: Connection
 
 
-def first_answer(
-    conn: sqlite3.Connection, actor: str, key: str, operation: str, digest: str
-) -> str | None:
+def first_answer(conn: Connection, actor: str, key: str, operation: str, digest: str) -> str | None:
     """The answer a call with this key got, or None for a new key; a conflict when the key
     was used with another operation or input."""
     row = conn.execute(
@@ -53,7 +51,7 @@ def first_answer(
 
 
 def record_answer(
-    conn: sqlite3.Connection,
+    conn: Connection,
     actor: str,
     key: str,
     operation: str,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from groundnote.domain.errors import (
 from groundnote.domain.progress import Progress
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
+from groundnote.store.sql import IntegrityError, StoreError
 
 __all__ = ["LogAs", "Registry", "check_declaration", "input_sha256"]
 
@@ -182,7 +182,7 @@ class Registry:
                 "A number in the input is too large.",
                 remedy="Give numbers within the ranges the reference page of the operation names.",
             ) from exc
-        except sqlite3.IntegrityError as exc:
+        except IntegrityError as exc:
             known = from_backstop(str(exc))
             self._log(ctx, log_scope, known.code if known else "internal")
             if known is None:
@@ -301,5 +301,5 @@ def _write_row(
     except Busy:
         # Other processes held the file past the busy timeout: expected under load, no trace.
         log.warning("request %s: the operation log row was not written: file busy", request_id)
-    except (GroundnoteError, sqlite3.Error):
+    except (GroundnoteError, StoreError):
         log.exception("request %s: the operation log row could not be written", request_id)

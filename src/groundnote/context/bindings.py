@@ -8,7 +8,6 @@ is how a rollup read is limited to the scopes the caller may read.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from groundnote.domain.errors import Conflict, NotFound
 from groundnote.store import Database
 from groundnote.store.home import Subsystem
 from groundnote.store.migrations import load_migrations
+from groundnote.store.sql import Row
 
 __all__ = [
     "SUBSYSTEM",
@@ -39,7 +39,7 @@ class Binding:
     path: Path
 
 
-def _binding(row: sqlite3.Row) -> Binding:
+def _binding(row: Row) -> Binding:
     return Binding(row["scope"], row["project"], Path(row["path"]))
 
 

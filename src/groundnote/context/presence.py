@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
+from groundnote.store.sql import Connection
 
 __all__ = ["has_table"]
 
 
-def has_table(conn: sqlite3.Connection, name: str) -> bool:
+def has_table(conn: Connection, name: str) -> bool:
     """Whether a table exists; readers of a store not yet migrated see no rows, not an error."""
     row = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)

@@ -11,7 +11,6 @@ it hands to handlers (`core.search.SearchComposition`). The builder orders group
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,6 +21,7 @@ from pydantic import BaseModel, Field
 from groundnote.config import Config
 from groundnote.core.rules import RuleOut, in_force_sql, rule_ref, rules_by_id
 from groundnote.core.sources import attachment_ref, source_ref
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "CORE_GROUPS",
@@ -172,7 +172,7 @@ def head_condition(alias: str, include_proposed: bool) -> str:
 
 @dataclass(frozen=True)
 class BundleContext:
-    conn: sqlite3.Connection
+    conn: Connection
     scope: str
     rule: RuleOut
     as_of: str
@@ -190,7 +190,7 @@ class BundleContext:
         return head_condition("r", self.include_proposed)
 
     @cached_property
-    def evidence_sources(self) -> list[sqlite3.Row]:
+    def evidence_sources(self) -> list[Row]:
         """The sources the head's evidence cites, by day: read once for every group using them."""
         return self.conn.execute(
             "SELECT s.* FROM source s WHERE s.id IN "
@@ -223,7 +223,7 @@ def _excerpt(text: str | None) -> str | None:
     return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 1] + "…"
 
 
-def _source_entry(row: sqlite3.Row) -> Entry:
+def _source_entry(row: Row) -> Entry:
     return Entry(
         kind="mail" if row["kind"] == "mail" else "meeting",
         ref=source_ref(row["id"]),
@@ -267,7 +267,7 @@ class ThreadGroup:
     def entries(self, ctx: BundleContext) -> list[Entry]:
         cited = ctx.evidence_sources
         seen = {r["id"] for r in cited}
-        rows: list[sqlite3.Row] = []
+        rows: list[Row] = []
         for source in cited:
             if source["kind"] != "mail":
                 continue

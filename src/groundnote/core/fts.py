@@ -13,9 +13,10 @@ the scope even under LIMIT, while an OR of words is merged lazily and stops at t
 from __future__ import annotations
 
 import re
-import sqlite3
 import unicodedata
 from collections.abc import Iterable
+
+from groundnote.store.sql import Connection
 
 __all__ = [
     "STOPWORDS",
@@ -131,7 +132,7 @@ def _words(texts: Iterable[str]) -> set[str]:
     return {_bare(t) for text in texts for t in _TOKEN.findall(text)}
 
 
-def expand_prefixes(conn: sqlite3.Connection, terms: list[str]) -> dict[str, list[str]]:
+def expand_prefixes(conn: Connection, terms: list[str]) -> dict[str, list[str]]:
     """Each prefix term → the indexed words it stands for, the term itself first.
 
     A term with more than EXPANSION_MAX words is left out, so it stays a prefix query.
@@ -177,20 +178,20 @@ def match_any(terms: list[str], words: dict[str, list[str]] | None = None) -> st
     return " OR ".join(_quoted(t, words) for t in useful)
 
 
-def _index_words(conn: sqlite3.Connection, texts: Iterable[str]) -> None:
+def _index_words(conn: Connection, texts: Iterable[str]) -> None:
     conn.executemany(
         "INSERT OR IGNORE INTO fts_word (word) VALUES (?)", [(w,) for w in _words(texts)]
     )
 
 
-def index_rule(conn: sqlite3.Connection, seq: int, statement: str, quote: str | None) -> None:
+def index_rule(conn: Connection, seq: int, statement: str, quote: str | None) -> None:
     texts = (normalize(statement), normalize(quote or ""))
     conn.execute("INSERT INTO rule_fts (rowid, statement, quote) VALUES (?, ?, ?)", (seq, *texts))
     _index_words(conn, texts)
 
 
 def index_source(
-    conn: sqlite3.Connection, seq: int, title: str, body: str, attachment_texts: list[str]
+    conn: Connection, seq: int, title: str, body: str, attachment_texts: list[str]
 ) -> None:
     texts = (normalize(title), normalize(body), normalize("\n".join(attachment_texts)))
     conn.execute(
@@ -200,7 +201,7 @@ def index_source(
     _index_words(conn, texts)
 
 
-def index_sources(conn: sqlite3.Connection, after_seq: int = 0) -> int:
+def index_sources(conn: Connection, after_seq: int = 0) -> int:
     """Index the sources with seq > after_seq from their rows and attachments; how many.
 
     One streaming pass over the rows (nothing is held but one source), for a rebuild and for
@@ -227,7 +228,7 @@ def index_sources(conn: sqlite3.Connection, after_seq: int = 0) -> int:
     return done
 
 
-def rebuild_fts(conn: sqlite3.Connection) -> None:
+def rebuild_fts(conn: Connection) -> None:
     """Recreate both indexes from the truth tables, inside the caller's write transaction."""
     conn.execute("INSERT INTO rule_fts (rule_fts) VALUES ('delete-all')")
     conn.execute("INSERT INTO source_fts (source_fts) VALUES ('delete-all')")

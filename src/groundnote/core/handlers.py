@@ -6,7 +6,6 @@ the answer with its `next` steps."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from typing import Any
 
@@ -88,6 +87,7 @@ from groundnote.domain.guidance import Next
 from groundnote.domain.ids import format_seq_id
 from groundnote.store.database import Database
 from groundnote.store.inspect import file_bytes, ledger_versions, table_counts
+from groundnote.store.sql import Connection
 
 __all__ = [
     "export",
@@ -200,7 +200,7 @@ def search(ctx: Context, value: SearchInput) -> SearchOutput:
     )
 
 
-def _one_rule(ctx: Context, conn: sqlite3.Connection, scope: str, rule_id: str) -> RuleOut:
+def _one_rule(ctx: Context, conn: Connection, scope: str, rule_id: str) -> RuleOut:
     found = rules_by_id(
         conn, [rule_id], today=ctx.today(), approval_base=ctx.public_url(), with_decisions=True
     )

@@ -9,7 +9,6 @@ policy's, in scopes whose approval mode is `auto`.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from groundnote.core.fts import index_rule
 from groundnote.core.rules import (
@@ -25,6 +24,7 @@ from groundnote.domain.errors import (
     StateChanged,
     ValidationFailed,
 )
+from groundnote.store.sql import Connection
 
 __all__ = [
     "AUTO_ADOPT",
@@ -50,7 +50,7 @@ def canonical_refs(refs: list[str]) -> list[tuple[str, str, int | None]]:
     return out
 
 
-def missing_refs(conn: sqlite3.Connection, refs: list[tuple[str, str, int | None]]) -> list[str]:
+def missing_refs(conn: Connection, refs: list[tuple[str, str, int | None]]) -> list[str]:
     missing = []
     for canonical, source_id, n in refs:
         if n is None:
@@ -64,7 +64,7 @@ def missing_refs(conn: sqlite3.Connection, refs: list[tuple[str, str, int | None
     return missing
 
 
-def insert_rule(conn: sqlite3.Connection, row: dict[str, object]) -> None:
+def insert_rule(conn: Connection, row: dict[str, object]) -> None:
     """Write a rule (its id and seq given), its evidence rows and its full-text entry."""
     names = ", ".join(row)
     conn.execute(
@@ -80,7 +80,7 @@ def insert_rule(conn: sqlite3.Connection, row: dict[str, object]) -> None:
     index_rule(conn, int(str(row["seq"])), str(row["statement"]), str(quote) if quote else None)
 
 
-def check_supersedes(conn: sqlite3.Connection, scope: str, target: str) -> None:
+def check_supersedes(conn: Connection, scope: str, target: str) -> None:
     if not target.startswith(scope + "-"):
         raise ScopeMismatch(f"The rule {target} is not a rule of the scope {scope}.")
     row = conn.execute("SELECT status FROM rule_state WHERE id = ?", (target,)).fetchone()
@@ -97,7 +97,7 @@ def check_supersedes(conn: sqlite3.Connection, scope: str, target: str) -> None:
         )
 
 
-def auto_adopt(conn: sqlite3.Connection, rule_id: str, at: str) -> None:
+def auto_adopt(conn: Connection, rule_id: str, at: str) -> None:
     """The approval mode auto: the policy adopts the rule the moment it is proposed."""
     conn.execute(
         "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
@@ -107,7 +107,7 @@ def auto_adopt(conn: sqlite3.Connection, rule_id: str, at: str) -> None:
 
 
 def retract_auto_adopted(
-    conn: sqlite3.Connection,
+    conn: Connection,
     scope: str,
     rule_id: str,
     *,

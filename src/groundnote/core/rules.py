@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Iterable
 from datetime import date
 from typing import Literal
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field
 from groundnote.capabilities import Context
 from groundnote.domain.guidance import Next
 from groundnote.domain.ids import ATTACHMENT_REF_RE, SOURCE_ID_RE
+from groundnote.store.sql import Connection
 
 __all__ = [
     "EVIDENCE_REF_RE",
@@ -141,7 +141,7 @@ def still_valid(
     return " ".join(parts)
 
 
-def decisions_of(conn: sqlite3.Connection, rule_id: str) -> list[Decision]:
+def decisions_of(conn: Connection, rule_id: str) -> list[Decision]:
     return [
         Decision(
             verdict=r["verdict"],
@@ -157,7 +157,7 @@ def decisions_of(conn: sqlite3.Connection, rule_id: str) -> list[Decision]:
 
 
 def rules_by_id(
-    conn: sqlite3.Connection,
+    conn: Connection,
     ids: Iterable[str],
     *,
     today: str,
@@ -214,9 +214,7 @@ def rules_by_id(
     return {i: out[i] for i in wanted if i in out}
 
 
-def rule_answer(
-    ctx: Context, conn: sqlite3.Connection, rule_id: str, steps: list[Next]
-) -> RuleAnswer:
+def rule_answer(ctx: Context, conn: Connection, rule_id: str, steps: list[Next]) -> RuleAnswer:
     """One rule with its decisions, as the answer of a command that changed it."""
     rule = rules_by_id(
         conn, [rule_id], today=ctx.today(), approval_base=ctx.public_url(), with_decisions=True

@@ -13,7 +13,6 @@ ranked pool itself instead of the page after it.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +35,7 @@ from groundnote.core.models import SearchInput
 from groundnote.core.rules import rules_by_id
 from groundnote.domain.errors import ValidationFailed
 from groundnote.store.oplog import OpLogEntry, write_entry
+from groundnote.store.sql import Connection
 
 __all__ = [
     "POOL_FACTOR",
@@ -65,7 +65,7 @@ class HeadRestriction:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-EntityFilter = Callable[[sqlite3.Connection, Config, str, str, str], HeadRestriction]
+EntityFilter = Callable[[Connection, Config, str, str, str], HeadRestriction]
 """(conn, config, scope, entity id, day) → the heads allowed; raises for an unknown entity."""
 
 
@@ -82,7 +82,7 @@ class SearchComposition:
         return BundleBuilder(self.providers, self.enrichers)
 
     def restriction(
-        self, conn: sqlite3.Connection, config: Config, scope: str, entity: str | None, day: str
+        self, conn: Connection, config: Config, scope: str, entity: str | None, day: str
     ) -> HeadRestriction | None:
         if entity is None:
             return None
@@ -102,7 +102,7 @@ class Hit:
 
 
 def _heads_for(
-    conn: sqlite3.Connection,
+    conn: Connection,
     seqs: dict[int, float],
     day: str,
     include_proposed: bool,
@@ -134,7 +134,7 @@ def _recency(day: str) -> str:
 
 
 def _ranked(
-    conn: sqlite3.Connection,
+    conn: Connection,
     table: str,
     expr: str,
     pool: int,
@@ -166,7 +166,7 @@ def _ranked(
 class _Stage:
     """One pass of the search: an FTS expression over both indexes, and what it needs to find."""
 
-    conn: sqlite3.Connection
+    conn: Connection
     number: int
     expr: str
     pool: int

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from datetime import datetime
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
@@ -20,6 +19,7 @@ from groundnote.core.fts import index_source
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import INSTANT_RE, Day, Instant
 from groundnote.domain.text import OneLine
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "INSTANT_RE",
@@ -194,7 +194,7 @@ def content_sha256(row: dict[str, Any], attachments: list[dict[str, Any]]) -> st
 
 
 def insert_source(
-    conn: sqlite3.Connection,
+    conn: Connection,
     row: dict[str, Any],
     attachments: list[dict[str, Any]],
     *,
@@ -233,9 +233,7 @@ def insert_source(
     return int(seq)
 
 
-def read_source(
-    conn: sqlite3.Connection, source_id: str, *, stored: bool = True
-) -> SourceOut | None:
+def read_source(conn: Connection, source_id: str, *, stored: bool = True) -> SourceOut | None:
     row = conn.execute("SELECT * FROM source WHERE id = ?", (source_id,)).fetchone()
     if row is None:
         return None
@@ -265,7 +263,7 @@ def read_source(
     )
 
 
-def replied_to(conn: sqlite3.Connection, row: sqlite3.Row) -> str | None:
+def replied_to(conn: Connection, row: Row) -> str | None:
     """The id of the stored mail this source answers, or None (not a reply, or not stored)."""
     if not row["in_reply_to"]:
         return None
@@ -275,7 +273,7 @@ def replied_to(conn: sqlite3.Connection, row: sqlite3.Row) -> str | None:
     return str(found["id"]) if found else None
 
 
-def attachments_of(conn: sqlite3.Connection, source_id: str) -> list[sqlite3.Row]:
+def attachments_of(conn: Connection, source_id: str) -> list[Row]:
     """A source's attachment rows, in their order."""
     return conn.execute(
         "SELECT * FROM source_attachment WHERE source_id = ? ORDER BY n", (source_id,)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from groundnote.capabilities import Context
+from groundnote.store.sql import Connection
 
 __all__ = ["approval_mode", "proposed_rule_count"]
 
@@ -17,7 +16,7 @@ def approval_mode(ctx: Context, scope: str) -> str:
     return ctx.home.scope_info(scope).approval_mode
 
 
-def proposed_rule_count(conn: sqlite3.Connection) -> dict[str, int]:
+def proposed_rule_count(conn: Connection) -> dict[str, int]:
     count: int = conn.execute(
         "SELECT count(*) FROM rule_state WHERE status = 'proposed'"
     ).fetchone()[0]

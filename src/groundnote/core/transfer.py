@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -21,6 +20,7 @@ from groundnote.core.fts import index_sources
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
 from groundnote.domain.errors import ValidationFailed
+from groundnote.store.sql import Connection, IntegrityError
 
 __all__ = [
     "FORMAT",
@@ -49,11 +49,11 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+def _columns(conn: Connection, table: str) -> list[str]:
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
-def export_lines(conn: sqlite3.Connection) -> Iterator[str]:
+def export_lines(conn: Connection) -> Iterator[str]:
     """The header line, then one line per row of each truth table."""
     scope = conn.execute("SELECT scope FROM meta").fetchone()[0]
     yield _dump({"format": FORMAT, "version": VERSION, "scope": scope})
@@ -114,7 +114,7 @@ def _rename(rule_id: str | None, old: str, new: str) -> str | None:
     return re.sub(rf"^{re.escape(old)}-(?=\d{{4,}}$)", f"{new}-", rule_id)
 
 
-def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+def _insert(conn: Connection, table: str, row: dict[str, Any]) -> None:
     names = list(row)
     conn.execute(
         f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
@@ -122,7 +122,7 @@ def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
     )
 
 
-def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportCounts:
+def import_lines(conn: Connection, lines: Iterable[str]) -> ImportCounts:
     """Write an export into this (empty) scope file inside the caller's write transaction.
 
     Rule ids carry the scope name, so an export of another scope is renamed on the way in.
@@ -164,7 +164,7 @@ def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportCounts
     except BaseException as exc:
         conn.execute("ROLLBACK TO core_import")
         conn.execute("RELEASE core_import")
-        if isinstance(exc, sqlite3.IntegrityError):
+        if isinstance(exc, IntegrityError):
             raise ValidationFailed(
                 f"The store refused a row of the import: {exc}.",
                 remedy="Import a file written by `export`, unchanged; nothing was written.",

@@ -21,7 +21,6 @@ customer before anyone links the rule itself; the rule's own link, once made, sh
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +42,7 @@ from groundnote.graph.grouped import (
     entities_linked_to_rule,
     entities_via_sources,
 )
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "GROUP_PROVIDERS",
@@ -203,7 +203,7 @@ def _rule_entries(
     """Rules passing the head filter, each once, by the best link it hangs on: its own link
     before one through a source, not proposed first, then confidence, then the link's date
     (newest first)."""
-    rows: list[sqlite3.Row] = []
+    rows: list[Row] = []
     for query in queries:
         rows += ctx.conn.execute(
             f"SELECT {_RULE_COLUMNS}, {query.via} AS via FROM link l {query.joins} "
@@ -307,7 +307,7 @@ GROUP_PROVIDERS = (EntityGroup(), ContradictsGroup(), SameRelationGroup())
 
 
 def entity_filter(
-    conn: sqlite3.Connection, config: Config, scope: str, entity_id: str, day: str
+    conn: Connection, config: Config, scope: str, entity_id: str, day: str
 ) -> HeadRestriction:
     """Search's `entity` input (G8): rules with a counted link, open on the day, to the entity
     or any entity above it, or whose evidence sources have one (DESIGN §15 P8). Unknown and foreign ids are refused as the graph's reads refuse them.

@@ -6,14 +6,13 @@ same transaction; `rebuild_closure` recomputes it from entity_current.parent_id.
 
 from __future__ import annotations
 
-import sqlite3
-
 from groundnote.store import Database
+from groundnote.store.sql import Connection
 
 __all__ = ["closure_drift", "closure_rows", "on_create", "on_move", "rebuild_closure"]
 
 
-def on_create(conn: sqlite3.Connection, entity_id: str, parent_id: str | None) -> None:
+def on_create(conn: Connection, entity_id: str, parent_id: str | None) -> None:
     conn.execute(
         "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) VALUES (?, ?, 0)",
         (entity_id, entity_id),
@@ -26,7 +25,7 @@ def on_create(conn: sqlite3.Connection, entity_id: str, parent_id: str | None) -
         )
 
 
-def on_move(conn: sqlite3.Connection, entity_id: str, new_parent_id: str | None) -> None:
+def on_move(conn: Connection, entity_id: str, new_parent_id: str | None) -> None:
     """Detach the subtree from its old ancestors and hang it under the new parent."""
     conn.execute(
         "DELETE FROM entity_closure "
@@ -54,7 +53,7 @@ walk(ancestor_id, descendant_id, depth) AS (
 """
 
 
-def closure_rows(conn: sqlite3.Connection) -> set[tuple[str, str, int]]:
+def closure_rows(conn: Connection) -> set[tuple[str, str, int]]:
     """The closure as entity_current's parent ids define it, without writing anything."""
     rows = conn.execute(_WALK + "SELECT ancestor_id, descendant_id, depth FROM walk").fetchall()
     return {(r[0], r[1], r[2]) for r in rows}

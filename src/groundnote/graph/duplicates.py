@@ -24,13 +24,13 @@ overridden) is unchanged and runs before this one.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 
 from groundnote.graph.normalize import normalize
 from groundnote.graph.resolve import RECALL_LIMIT, Match, resolve_key
 from groundnote.graph.scoring import DUPLICATE_SCORE
 from groundnote.graph.trigram import TrigramIndex
+from groundnote.store.sql import Connection
 
 __all__ = ["SHOWN", "Similar", "similar_entities"]
 
@@ -47,7 +47,7 @@ class Similar:
 
 
 def similar_entities(
-    conn: sqlite3.Connection,
+    conn: Connection,
     index: TrigramIndex,
     type: str,
     texts: list[str],

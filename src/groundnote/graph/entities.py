@@ -9,7 +9,6 @@ the backstop. After the commit the caller hands the returned seqs to `fts.publis
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +31,7 @@ from groundnote.graph.normalize import normalize
 from groundnote.graph.queries import current, level, path_items, subtree_depth
 from groundnote.graph.resolve import Match
 from groundnote.graph.trigram import TrigramIndex
+from groundnote.store.sql import Connection, Row
 
 __all__ = ["Author", "Written", "create_entity", "move_entity", "scope_of", "update_entity"]
 
@@ -106,7 +106,7 @@ def _check_type(config: GraphConfig, type: str) -> None:
         )
 
 
-def _check_parent(conn: sqlite3.Connection, scope: str, parent_id: str | None) -> int:
+def _check_parent(conn: Connection, scope: str, parent_id: str | None) -> int:
     """The level the parent sits on (0 for the top level) after checking it may take children."""
     if parent_id is None:
         return 0
@@ -139,7 +139,7 @@ def _check_depth(config: GraphConfig, deepest: int) -> None:
 
 
 def _literal_duplicates(
-    conn: sqlite3.Connection,
+    conn: Connection,
     parent_id: str | None,
     type: str,
     name: str,
@@ -193,7 +193,7 @@ def _refuse_literal(found: list[Match], where: str) -> None:
 
 
 def _similar(
-    conn: sqlite3.Connection,
+    conn: Connection,
     index: TrigramIndex,
     type: str,
     texts: list[str],
@@ -223,7 +223,7 @@ def _refuse_similar(found: list[dict[str, Any]], force: bool, reason: str | None
         )
 
 
-def _existing(conn: sqlite3.Connection, scope: str, entity_id: str) -> sqlite3.Row:
+def _existing(conn: Connection, scope: str, entity_id: str) -> Row:
     if scope_of(entity_id) != scope:
         raise ScopeMismatch(f"The entity {entity_id} belongs to another scope than {scope}.")
     row = current(conn, entity_id)
@@ -245,7 +245,7 @@ def _existing(conn: sqlite3.Connection, scope: str, entity_id: str) -> sqlite3.R
 
 
 def create_entity(
-    conn: sqlite3.Connection,
+    conn: Connection,
     index: TrigramIndex,
     config: GraphConfig,
     scope: str,
@@ -310,7 +310,7 @@ def create_entity(
 
 
 def move_entity(
-    conn: sqlite3.Connection,
+    conn: Connection,
     config: GraphConfig,
     scope: str,
     author: Author,
@@ -364,7 +364,7 @@ def move_entity(
 
 
 def update_entity(
-    conn: sqlite3.Connection,
+    conn: Connection,
     index: TrigramIndex,
     scope: str,
     author: Author,
@@ -429,8 +429,8 @@ def update_entity(
 
 
 def _next_version(
-    conn: sqlite3.Connection,
-    row: sqlite3.Row,
+    conn: Connection,
+    row: Row,
     author: Author,
     change: str,
     parent_id: str | None,

@@ -10,12 +10,12 @@ so this process's index takes the change in at once instead of on its next read.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 
 from groundnote.graph.normalize import normalize, trigrams
 from groundnote.graph.trigram import CHANGE_KIND, index_for
 from groundnote.store import Database, changes
+from groundnote.store.sql import Connection
 
 __all__ = [
     "fts_drift",
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-def put_text(conn: sqlite3.Connection, seq: int, name: str, aliases: Iterable[str]) -> None:
+def put_text(conn: Connection, seq: int, name: str, aliases: Iterable[str]) -> None:
     """Store the normalised texts of an entity's current version (inside the write)."""
     conn.execute("DELETE FROM entity_fts WHERE rowid = ?", (seq,))
     conn.execute(
@@ -38,7 +38,7 @@ def put_text(conn: sqlite3.Connection, seq: int, name: str, aliases: Iterable[st
     changes.record(conn, CHANGE_KIND, str(seq))
 
 
-def remove_text(conn: sqlite3.Connection, seq: int) -> None:
+def remove_text(conn: Connection, seq: int) -> None:
     conn.execute("DELETE FROM entity_fts WHERE rowid = ?", (seq,))
     changes.record(conn, CHANGE_KIND, str(seq))
 
@@ -102,7 +102,7 @@ def _joined(aliases: str) -> str:
     return "|".join(normalize(str(a)) for a in _json_list(aliases))
 
 
-def literal_recall(conn: sqlite3.Connection, key: str, limit: int = 50) -> list[int]:
+def literal_recall(conn: Connection, key: str, limit: int = 50) -> list[int]:
     """The seed's recall (§5.2 step 3): every trigram quoted, OR-ed, ORDER BY rank.
 
     Kept for the benchmark's comparison; user text reaches MATCH only as quoted phrases.

@@ -5,13 +5,13 @@ Also the entities linked to a rule, which the search bundles (core) show in thei
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from groundnote.domain.guidance import PathItem
 from groundnote.graph.links import computed_links, counted, kind_of, stored_links
 from groundnote.graph.models import Entry, Group, LinkOut
 from groundnote.graph.queries import PAGE_SIZE, descendant_ids, path_items
+from groundnote.store.sql import Connection
 
 __all__ = [
     "GROUP_ORDER",
@@ -33,7 +33,7 @@ def _open(link: LinkOut, now: str) -> bool:
     return link.valid_from <= now and (link.valid_to is None or link.valid_to > now)
 
 
-def _entry(conn: sqlite3.Connection, ref: str, link: LinkOut, via: list[str]) -> Entry | None:
+def _entry(conn: Connection, ref: str, link: LinkOut, via: list[str]) -> Entry | None:
     kind, value = kind_of(ref), ref.split("/", 1)[1]
     proposed = link.origin == "proposed" and link.status != "confirmed"
     common = {
@@ -73,7 +73,7 @@ def _entry(conn: sqlite3.Connection, ref: str, link: LinkOut, via: list[str]) ->
 
 
 def entity_groups(
-    conn: sqlite3.Connection,
+    conn: Connection,
     entity_id: str,
     min_confidence: float | None,
     now: str,
@@ -143,7 +143,7 @@ class LinkedEntity:
 
 
 def _linked_entity(
-    conn: sqlite3.Connection, link: LinkOut, other: str, via: str | None
+    conn: Connection, link: LinkOut, other: str, via: str | None
 ) -> LinkedEntity | None:
     """The entity at the other end of a counted link, or None when it is gone or archived."""
     entity_id = other.removeprefix("entity/")
@@ -175,7 +175,7 @@ def _head_order(found: list[LinkedEntity]) -> list[LinkedEntity]:
 
 
 def entities_linked_to_rule(
-    conn: sqlite3.Connection, rule_id: str, min_confidence: float | None, now: str
+    conn: Connection, rule_id: str, min_confidence: float | None, now: str
 ) -> list[LinkedEntity]:
     """Entities a rule concerns, belongs to or mentions, counted per G5, not archived.
 
@@ -197,7 +197,7 @@ def entities_linked_to_rule(
     return _head_order(out)
 
 
-def _evidence_refs(conn: sqlite3.Connection, rule_id: str) -> list[str]:
+def _evidence_refs(conn: Connection, rule_id: str) -> list[str]:
     """The refs a rule's evidence reaches: each cited source, and each cited attachment."""
     refs: list[str] = []
     for row in conn.execute(
@@ -214,7 +214,7 @@ def _evidence_refs(conn: sqlite3.Connection, rule_id: str) -> list[str]:
 
 
 def entities_via_sources(
-    conn: sqlite3.Connection, rule_id: str, min_confidence: float | None, now: str
+    conn: Connection, rule_id: str, min_confidence: float | None, now: str
 ) -> list[LinkedEntity]:
     """Entities that a source (or attachment) of the rule's evidence concerns or is filed
     under, counted per G5, not archived; each marked `via` the evidence ref it hangs on.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -16,6 +15,7 @@ from groundnote.domain.errors import NotFound, ReferenceUnknown, ScopeMismatch, 
 from groundnote.domain.ids import SOURCE_ID_RE, format_seq_id
 from groundnote.graph.entities import Author
 from groundnote.graph.models import LinkOut
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "VOCABULARY",
@@ -48,7 +48,7 @@ def _value(ref: str) -> str:
     return ref.split("/", 1)[1]
 
 
-def check_endpoint(conn: sqlite3.Connection, scope: str, ref: str) -> None:
+def check_endpoint(conn: Connection, scope: str, ref: str) -> None:
     """The endpoint exists in this scope's file, is no rejected rule and no archived entity."""
     kind, value = kind_of(ref), _value(ref)
     if kind in ("rule", "entity"):
@@ -102,7 +102,7 @@ class Proposed:
 
 
 def propose_link(
-    conn: sqlite3.Connection,
+    conn: Connection,
     scope: str,
     author: Author,
     *,
@@ -174,7 +174,7 @@ def link_status(origin: str, verdict: str | None) -> Literal["confirmed", "propo
     return "rejected" if verdict == "reject" else "proposed"
 
 
-def _link_out(row: sqlite3.Row) -> LinkOut:
+def _link_out(row: Row) -> LinkOut:
     return LinkOut(
         id=row["id"],
         from_ref=row["from_ref"],
@@ -191,13 +191,13 @@ def _link_out(row: sqlite3.Row) -> LinkOut:
     )
 
 
-def read_link(conn: sqlite3.Connection, link_id: str) -> LinkOut | None:
+def read_link(conn: Connection, link_id: str) -> LinkOut | None:
     """One stored link by id, with its status as of the reviews so far."""
     row = conn.execute(f"SELECT {_LINK_COLUMNS} FROM link l WHERE l.id = ?", (link_id,)).fetchone()
     return _link_out(row) if row is not None else None
 
 
-def stored_links(conn: sqlite3.Connection, refs: list[str]) -> list[LinkOut]:
+def stored_links(conn: Connection, refs: list[str]) -> list[LinkOut]:
     """Stored links with either end among refs, newest first."""
     if not refs:
         return []
@@ -240,7 +240,7 @@ def _source_ref(raw: Any) -> str | None:
     return "source/" + text if _SOURCE.fullmatch(text) else None
 
 
-def computed_links(conn: sqlite3.Connection, ref: str) -> list[LinkOut]:
+def computed_links(conn: Connection, ref: str) -> list[LinkOut]:
     """The links derived from core tables that touch ref (DESIGN §8.2)."""
     kind, value = kind_of(ref), _value(ref)
     out: list[LinkOut] = []

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from groundnote.domain.guidance import PathItem
 from groundnote.graph.models import EntityOut, TreeNode, VersionOut
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "PAGE_SIZE",
@@ -53,7 +53,7 @@ PENDING_LINKS_SQL = (
 )
 
 
-def pending_counts(conn: sqlite3.Connection) -> dict[str, int]:
+def pending_counts(conn: Connection) -> dict[str, int]:
     """Entities with pending versions and proposed links without a review, for `status`."""
     entities: int = conn.execute(
         f"SELECT count(DISTINCT id) FROM ({PENDING_VERSIONS_SQL})"
@@ -66,8 +66,8 @@ CHILDREN = """(SELECT count(*) FROM entity_closure g JOIN entity_current h ON h.
   WHERE g.ancestor_id = {id} AND g.depth = 1 AND h.status <> 'archived')"""
 
 
-def current(conn: sqlite3.Connection, entity_id: str) -> sqlite3.Row | None:
-    row: sqlite3.Row | None = conn.execute(
+def current(conn: Connection, entity_id: str) -> Row | None:
+    row: Row | None = conn.execute(
         "SELECT e.seq, e.scope, k.* FROM entity e JOIN entity_current k ON k.id = e.id "
         "WHERE e.id = ?",
         (entity_id,),
@@ -75,16 +75,16 @@ def current(conn: sqlite3.Connection, entity_id: str) -> sqlite3.Row | None:
     return row
 
 
-def is_pending(conn: sqlite3.Connection, entity_id: str) -> bool:
+def is_pending(conn: Connection, entity_id: str) -> bool:
     return bool(conn.execute("SELECT " + PENDING.format(id="?"), (entity_id,) * 2).fetchone()[0])
 
 
-def count_children(conn: sqlite3.Connection, entity_id: str) -> int:
+def count_children(conn: Connection, entity_id: str) -> int:
     count: int = conn.execute("SELECT " + CHILDREN.format(id="?"), (entity_id,)).fetchone()[0]
     return count
 
 
-def level(conn: sqlite3.Connection, entity_id: str) -> int:
+def level(conn: Connection, entity_id: str) -> int:
     """1 for a top-level entity: the levels of the tree down to it, itself included."""
     found: int = conn.execute(
         "SELECT count(*) FROM entity_closure WHERE descendant_id = ?", (entity_id,)
@@ -92,7 +92,7 @@ def level(conn: sqlite3.Connection, entity_id: str) -> int:
     return found
 
 
-def subtree_depth(conn: sqlite3.Connection, entity_id: str) -> int:
+def subtree_depth(conn: Connection, entity_id: str) -> int:
     """How many levels lie below the entity (0 for a leaf)."""
     found: int = conn.execute(
         "SELECT coalesce(max(depth), 0) FROM entity_closure WHERE ancestor_id = ?", (entity_id,)
@@ -100,7 +100,7 @@ def subtree_depth(conn: sqlite3.Connection, entity_id: str) -> int:
     return found
 
 
-def descendant_ids(conn: sqlite3.Connection, entity_id: str) -> list[str]:
+def descendant_ids(conn: Connection, entity_id: str) -> list[str]:
     """The entity and every entity below it, nearest first."""
     rows = conn.execute(
         "SELECT descendant_id FROM entity_closure WHERE ancestor_id = ? ORDER BY depth, "
@@ -110,7 +110,7 @@ def descendant_ids(conn: sqlite3.Connection, entity_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def path_items(conn: sqlite3.Connection, entity_id: str) -> list[PathItem]:
+def path_items(conn: Connection, entity_id: str) -> list[PathItem]:
     rows = conn.execute(
         "SELECT k.id, k.name, k.type FROM entity_closure c JOIN entity_current k "
         "ON k.id = c.ancestor_id WHERE c.descendant_id = ? ORDER BY c.depth DESC",
@@ -123,7 +123,7 @@ def approval_url(public_url: str, scope: str, entity_id: str) -> str:
     return f"{public_url}/approval/structure?scope={scope}#{entity_id}"
 
 
-def entity_out(conn: sqlite3.Connection, row: sqlite3.Row, public_url: str) -> EntityOut:
+def entity_out(conn: Connection, row: Row, public_url: str) -> EntityOut:
     pending = is_pending(conn, row["id"])
     return EntityOut(
         ref=f"entity/{row['id']}",
@@ -142,7 +142,7 @@ def entity_out(conn: sqlite3.Connection, row: sqlite3.Row, public_url: str) -> E
     )
 
 
-def versions(conn: sqlite3.Connection, entity_id: str) -> list[VersionOut]:
+def versions(conn: Connection, entity_id: str) -> list[VersionOut]:
     rows = conn.execute(
         "SELECT v.*, EXISTS (SELECT 1 FROM review r WHERE r.target = 'entity/' || v.id || '@' "
         "|| v.version) AS reviewed FROM entity_version v WHERE v.id = ? ORDER BY v.version",
@@ -177,9 +177,7 @@ _NODE_COLUMNS = (
 )
 
 
-def children_page(
-    conn: sqlite3.Connection, entity_id: str, page: int
-) -> tuple[list[TreeNode], int]:
+def children_page(conn: Connection, entity_id: str, page: int) -> tuple[list[TreeNode], int]:
     """One page of direct children (not archived), by name; and how many there are."""
     rows = conn.execute(
         f"SELECT {_NODE_COLUMNS} FROM entity_closure c JOIN entity_current k "
@@ -190,7 +188,7 @@ def children_page(
     return [_node(r) for r in rows], count_children(conn, entity_id)
 
 
-def top_level_page(conn: sqlite3.Connection, page: int) -> tuple[list[TreeNode], int]:
+def top_level_page(conn: Connection, page: int) -> tuple[list[TreeNode], int]:
     rows = conn.execute(
         f"SELECT {_NODE_COLUMNS} FROM entity_current k WHERE k.parent_id IS NULL "
         "AND k.status <> 'archived' ORDER BY lower(k.name), k.id LIMIT ? OFFSET ?",
@@ -202,7 +200,7 @@ def top_level_page(conn: sqlite3.Connection, page: int) -> tuple[list[TreeNode],
     return [_node(r) for r in rows], total
 
 
-def level_counts(conn: sqlite3.Connection, entity_id: str, depth: int) -> dict[str, int]:
+def level_counts(conn: Connection, entity_id: str, depth: int) -> dict[str, int]:
     rows = conn.execute(
         "SELECT c.depth, count(*) FROM entity_closure c JOIN entity_current k "
         "ON k.id = c.descendant_id WHERE c.ancestor_id = ? AND c.depth BETWEEN 1 AND ? "

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import heapq
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from groundnote.graph.normalize import match_form
 from groundnote.graph.scoring import DUPLICATE_SCORE, MIN_SCORE, Key, weights
 from groundnote.graph.trigram import TrigramIndex
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "DUPLICATE_SCORE",
@@ -59,7 +59,7 @@ class Match:
     path: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row, *, score: float, match: str, level: int) -> Match:
+    def from_row(cls, row: Row, *, score: float, match: str, level: int) -> Match:
         """A candidate from an entity's current row (`seq`, `id`, `type`, `name`, `aliases`,
         `status`, `parent_id`), scored and placed at `level`."""
         return cls(
@@ -102,7 +102,7 @@ def initials_pass(index: TrigramIndex, key: str) -> list[int]:
 
 
 def resolve_key(
-    conn: sqlite3.Connection,
+    conn: Connection,
     index: TrigramIndex,
     key: str,
     *,
@@ -210,7 +210,7 @@ def _is_literal(match: Match, folded: str) -> bool:
     return any(text.strip().casefold() == folded for text in (match.name, *match.aliases))
 
 
-def _rows(conn: sqlite3.Connection, seqs: Iterable[int]) -> list[sqlite3.Row]:
+def _rows(conn: Connection, seqs: Iterable[int]) -> list[Row]:
     wanted = list(seqs)
     marks = ",".join("?" * len(wanted))
     return conn.execute(
@@ -221,7 +221,7 @@ def _rows(conn: sqlite3.Connection, seqs: Iterable[int]) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def path_names(conn: sqlite3.Connection, entity_ids: list[str]) -> dict[str, list[str]]:
+def path_names(conn: Connection, entity_ids: list[str]) -> dict[str, list[str]]:
     """The names from the top level down to each entity, itself included, in one query."""
     paths: dict[str, list[str]] = {entity_id: [] for entity_id in entity_ids}
     marks = ",".join("?" * len(entity_ids))

@@ -21,7 +21,6 @@ similarity of every entity that shares a trigram is then one vector expression, 
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import weakref
 from array import array
@@ -34,6 +33,7 @@ import numpy.typing as npt
 from groundnote.graph.normalize import lookup_keys, match_form, trigrams
 from groundnote.store import Database
 from groundnote.store.changes import Watch
+from groundnote.store.sql import Connection
 
 __all__ = ["CHANGE_KIND", "TrigramIndex", "index_for"]
 
@@ -104,7 +104,7 @@ class TrigramIndex:
             with self._watch.snapshot() as conn:
                 self._reread(conn, wanted)
 
-    def _reread(self, conn: sqlite3.Connection, wanted: list[int]) -> None:
+    def _reread(self, conn: Connection, wanted: list[int]) -> None:
         for start in range(0, len(wanted), _BATCH):
             part = wanted[start : start + _BATCH]
             marks = ",".join("?" * len(part))

@@ -17,7 +17,6 @@ Callers that know what they want should prefer concept_create_write with explici
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import NamedTuple
 
 from groundnote.domain.errors import NotFound, ValidationFailed
@@ -29,6 +28,7 @@ from groundnote.impulses.models import (
     SignatureUpsertResult,
 )
 from groundnote.impulses.session import Session, new_id, row_dict
+from groundnote.store.sql import Row
 
 __all__ = [
     "SIGNATURE_SHAPE",
@@ -66,7 +66,7 @@ _INSERT = (
 )
 
 
-def _concept(row: sqlite3.Row) -> Concept:
+def _concept(row: Row) -> Concept:
     data = row_dict(row)
     data["public"] = bool(data["public"])
     return Concept.model_validate(data)

@@ -8,7 +8,6 @@ the same triple moves it: weight = alpha * observed + (1 - alpha) * previous, wi
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +15,7 @@ from groundnote.domain.errors import NotFound
 from groundnote.impulses.concepts import concept_by_id, missing_concepts
 from groundnote.impulses.models import Edge, LinkData
 from groundnote.impulses.session import Session, new_id, row_dict
+from groundnote.store.sql import Row
 
 __all__ = [
     "CooccurrenceEdge",
@@ -39,7 +39,7 @@ _UPSERT = (
 )
 
 
-def _edge(row: sqlite3.Row) -> Edge:
+def _edge(row: Row) -> Edge:
     data = row_dict(row)
     return Edge.model_validate({**data, "created": data["count"] == 1})
 

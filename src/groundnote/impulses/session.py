@@ -7,13 +7,13 @@ at hand; events are collected here and fired only after the transaction commits.
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from groundnote.config import ImpulsesConfig
 from groundnote.impulses.events import LifecycleEvent, LifecyclePayload
+from groundnote.store.sql import Connection, Row
 
 __all__ = ["Session", "new_id", "row_dict"]
 
@@ -22,7 +22,7 @@ def new_id(kind: str) -> str:
     return f"{kind}:{uuid.uuid4().hex[:20]}"
 
 
-def row_dict(row: sqlite3.Row, *, json_columns: tuple[str, ...] = ("metadata",)) -> dict[str, Any]:
+def row_dict(row: Row, *, json_columns: tuple[str, ...] = ("metadata",)) -> dict[str, Any]:
     out = dict(row)
     for name in json_columns:
         if name in out and out[name] is not None:
@@ -32,7 +32,7 @@ def row_dict(row: sqlite3.Row, *, json_columns: tuple[str, ...] = ("metadata",))
 
 @dataclass
 class Session:
-    conn: sqlite3.Connection
+    conn: Connection
     org: str
     now: str
     config: ImpulsesConfig

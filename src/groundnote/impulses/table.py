@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sqlite3
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,6 +20,7 @@ from groundnote.domain.errors import NotFound
 from groundnote.impulses.events import LifecyclePayload, lifecycle
 from groundnote.impulses.session import Session, new_id, row_dict
 from groundnote.store.home import Home
+from groundnote.store.sql import Row
 
 __all__ = [
     "Impulse",
@@ -49,7 +49,7 @@ class Impulse(BaseModel):
     expires_at: str | None
 
 
-def _impulse(row: sqlite3.Row) -> Impulse:
+def _impulse(row: Row) -> Impulse:
     return Impulse.model_validate(row_dict(row, json_columns=("pointer", "metadata")))
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 
 from groundnote.domain.errors import NotFound
 from groundnote.impulses.concepts import concept_by_id, missing_concepts
@@ -30,6 +29,7 @@ from groundnote.impulses.models import (
     UsageStats,
 )
 from groundnote.impulses.session import Session, new_id, row_dict
+from groundnote.store.sql import Row
 
 __all__ = [
     "decontaminate_credits",
@@ -82,7 +82,7 @@ def record_usage(s: Session, data: UsageData) -> Usage:
     )
 
 
-def _sequence(row: sqlite3.Row) -> ConceptSequence:
+def _sequence(row: Row) -> ConceptSequence:
     return ConceptSequence.model_validate(row_dict(row, json_columns=("metadata", "concept_ids")))
 
 
@@ -160,7 +160,7 @@ def usage_stats(s: Session, concept_id: str) -> UsageStats:
     )
 
 
-def _earns_credit(row: sqlite3.Row) -> str | None:
+def _earns_credit(row: Row) -> str | None:
     """None when the row earns a credit; otherwise why it does not."""
     if row["outcome"] != "success":
         return "not_success"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
@@ -23,6 +22,7 @@ from groundnote.knowledge import gitrepo
 from groundnote.knowledge.ledger import LedgerEntry, is_ledger_file, parse_ledger
 from groundnote.knowledge.records import Problem, Record, parse_record, record_source_class
 from groundnote.store.database import Database
+from groundnote.store.sql import Connection
 
 __all__ = [
     "TABLES",
@@ -120,13 +120,13 @@ def _config_hash(repo: Path, cfg: KnowledgeConfig) -> str:
     return _sha256(f"{repo}\n{cfg.model_dump_json()}".encode())
 
 
-def is_built(conn: sqlite3.Connection, repo: Path, cfg: KnowledgeConfig) -> bool:
+def is_built(conn: Connection, repo: Path, cfg: KnowledgeConfig) -> bool:
     """Whether the index holds this checkout, read with these folders."""
     row = conn.execute("SELECT value FROM knowledge_meta WHERE key = 'config'").fetchone()
     return row is not None and row["value"] == _config_hash(repo, cfg)
 
 
-def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+def _meta(conn: Connection) -> dict[str, str]:
     return {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM knowledge_meta")}
 
 
@@ -266,7 +266,7 @@ def refresh(
 
 
 def _write_objects(
-    conn: sqlite3.Connection, present: list[str], indexed: set[str], cfg: KnowledgeConfig
+    conn: Connection, present: list[str], indexed: set[str], cfg: KnowledgeConfig
 ) -> None:
     current = set(present)
     conn.executemany(
@@ -278,7 +278,7 @@ def _write_objects(
     )
 
 
-def _write_parsed(conn: sqlite3.Connection, path: str, item: _Parsed) -> None:
+def _write_parsed(conn: Connection, path: str, item: _Parsed) -> None:
     conn.execute(
         "INSERT INTO knowledge_source_file (path, kind, sha256) VALUES (?, ?, ?)",
         (path, item.kind, item.sha256),

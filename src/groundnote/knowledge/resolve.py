@@ -21,7 +21,6 @@ so a stale index never makes a present reference dangle.
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
@@ -31,6 +30,7 @@ from groundnote.config import KnowledgeConfig
 from groundnote.knowledge import gitrepo
 from groundnote.knowledge.index import numbered_key
 from groundnote.knowledge.records import RECORD_ID_RE, SOURCE_CLASSES
+from groundnote.store.sql import Connection
 
 __all__ = ["PREFIXES", "URI_SCHEME", "Resolution", "Resolver", "record_uri"]
 
@@ -75,7 +75,7 @@ def _missing(reason: str) -> Resolution:
 
 class Resolver:
     def __init__(
-        self, conn: sqlite3.Connection, repo: Path, cfg: KnowledgeConfig, *, authoritative: bool
+        self, conn: Connection, repo: Path, cfg: KnowledgeConfig, *, authoritative: bool
     ) -> None:
         self.conn = conn
         self.repo = repo

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sqlite3
 from pathlib import Path
 
 from groundnote.config import KnowledgeConfig
@@ -19,6 +18,7 @@ from groundnote.knowledge.records import (
     parse_record,
 )
 from groundnote.knowledge.resolve import Resolver, record_uri
+from groundnote.store.sql import Connection, Row
 
 __all__ = ["find_record", "record_from_row", "resolve_record"]
 
@@ -29,7 +29,7 @@ _RECORD_SQL = (
 )
 
 
-def record_from_row(row: sqlite3.Row) -> Record:
+def record_from_row(row: Row) -> Record:
     return Record(
         id=row["id"],
         path=row["path"],
@@ -57,7 +57,7 @@ def _not_found(record_id: str, cfg: KnowledgeConfig) -> NotFound:
 
 
 def find_record(
-    conn: sqlite3.Connection, repo: Path, cfg: KnowledgeConfig, record_id: str
+    conn: Connection, repo: Path, cfg: KnowledgeConfig, record_id: str
 ) -> tuple[Record, str]:
     """The record and its file's text, read now: a file edited since the index is parsed again.
 

@@ -7,11 +7,10 @@ first, so each archive version passes the table's has-children backstop on its o
 
 from __future__ import annotations
 
-import sqlite3
-
 from groundnote.capabilities import Context
 from groundnote.domain.errors import AlreadyDecided, HasChildren, VersionOutdated
 from groundnote.domain.guidance import PathItem
+from groundnote.store.sql import Connection
 from groundnote.structure.models import ArchiveInput, EntityState
 from groundnote.structure.state import entity_state
 from groundnote.structure.versions import (
@@ -24,7 +23,7 @@ __all__ = ["archive_entity"]
 
 
 def archive_entity(
-    ctx: Context, conn: sqlite3.Connection, scope: str, value: ArchiveInput
+    ctx: Context, conn: Connection, scope: str, value: ArchiveInput
 ) -> tuple[list[EntityState], list[PathItem]]:
     """Archive the entity (its active subtree first, when asked) in the open transaction;
     answers what was archived, children first, and the entity's path before."""

@@ -10,7 +10,6 @@ for entities, both with a reason (reason-missing).
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Literal
 
 from groundnote.capabilities import Context
@@ -28,6 +27,7 @@ from groundnote.domain.guidance import Next
 from groundnote.graph import read_link
 from groundnote.graph.closure import on_move
 from groundnote.graph.fts import put_text
+from groundnote.store.sql import Connection
 from groundnote.structure.models import ReviewAnswer, ReviewOut, ReviewRequest
 from groundnote.structure.state import entity_state
 from groundnote.structure.versions import (
@@ -44,7 +44,7 @@ __all__ = ["review_entity", "review_link"]
 
 def _insert_review(
     ctx: Context,
-    conn: sqlite3.Connection,
+    conn: Connection,
     scope: str,
     target: str,
     verdict: Literal["confirm", "reject", "revert"],
@@ -82,7 +82,7 @@ def _insert_review(
     )
 
 
-def _decided(conn: sqlite3.Connection, target: str) -> None:
+def _decided(conn: Connection, target: str) -> None:
     row = conn.execute(
         "SELECT id, verdict, decided_by, decided_at FROM review WHERE target = ?", (target,)
     ).fetchone()
@@ -94,7 +94,7 @@ def _decided(conn: sqlite3.Connection, target: str) -> None:
         )
 
 
-def _last_confirmed(conn: sqlite3.Connection, entity_id: str, before: int) -> VersionRow | None:
+def _last_confirmed(conn: Connection, entity_id: str, before: int) -> VersionRow | None:
     """The latest state a person settled: a version they wrote, or one they confirmed."""
     row = conn.execute(
         "SELECT max(v.version) FROM entity_version v WHERE v.id = :id AND v.version < :before "
@@ -105,7 +105,7 @@ def _last_confirmed(conn: sqlite3.Connection, entity_id: str, before: int) -> Ve
     return version_row(conn, entity_id, row[0]) if row[0] is not None else None
 
 
-def _active_children(conn: sqlite3.Connection, entity_id: str) -> list[str]:
+def _active_children(conn: Connection, entity_id: str) -> list[str]:
     return [
         r[0]
         for r in conn.execute(
@@ -117,7 +117,7 @@ def _active_children(conn: sqlite3.Connection, entity_id: str) -> list[str]:
     ]
 
 
-def _check_restore(conn: sqlite3.Connection, current: VersionRow, restore: VersionRow) -> None:
+def _check_restore(conn: Connection, current: VersionRow, restore: VersionRow) -> None:
     parent = restore.parent_id
     if parent is None or parent == current.parent_id:
         return
@@ -139,7 +139,7 @@ def _check_restore(conn: sqlite3.Connection, current: VersionRow, restore: Versi
 
 
 def review_entity(
-    ctx: Context, conn: sqlite3.Connection, scope: str, value: ReviewRequest
+    ctx: Context, conn: Connection, scope: str, value: ReviewRequest
 ) -> tuple[ReviewAnswer, int | None]:
     ref, _, number = value.target.partition("@")
     entity_id = ref.removeprefix("entity/")
@@ -234,9 +234,7 @@ def review_entity(
     return answer, fts_seq
 
 
-def review_link(
-    ctx: Context, conn: sqlite3.Connection, scope: str, value: ReviewRequest
-) -> ReviewAnswer:
+def review_link(ctx: Context, conn: Connection, scope: str, value: ReviewRequest) -> ReviewAnswer:
     link_id = value.target.removeprefix("link/")
     row = conn.execute("SELECT * FROM link WHERE id = ?", (link_id,)).fetchone()
     if row is None:

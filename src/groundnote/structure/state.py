@@ -6,9 +6,8 @@ versions after the last version a person settled, and open proposed links withou
 
 from __future__ import annotations
 
-import sqlite3
-
 from groundnote.graph import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
+from groundnote.store.sql import Connection
 from groundnote.structure.models import EntityState
 from groundnote.structure.versions import VersionRow
 
@@ -24,9 +23,7 @@ def approval_url(base: str, scope: str, item_id: str) -> str:
     return f"{base}/approval/structure?scope={scope}#{item_id}"
 
 
-def entity_state(
-    conn: sqlite3.Connection, row: VersionRow, scope: str, base_url: str
-) -> EntityState:
+def entity_state(conn: Connection, row: VersionRow, scope: str, base_url: str) -> EntityState:
     pending = (
         conn.execute(f"{PENDING_VERSIONS_SQL} AND v.id = ? LIMIT 1", (row.id,)).fetchone()
         is not None

@@ -8,11 +8,11 @@ written here and nowhere else; each copies the version it follows and changes on
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Literal
 
 from groundnote.domain.errors import NotFound
 from groundnote.domain.guidance import PathItem
+from groundnote.store.sql import Connection, Row
 from groundnote.structure.models import VersionRow
 
 __all__ = [
@@ -27,7 +27,7 @@ __all__ = [
 AGENT_CHANNELS = ("mcp", "api")
 
 
-def _row(row: sqlite3.Row) -> VersionRow:
+def _row(row: Row) -> VersionRow:
     return VersionRow(
         id=row["id"],
         version=row["version"],
@@ -48,14 +48,14 @@ def _row(row: sqlite3.Row) -> VersionRow:
     )
 
 
-def version_row(conn: sqlite3.Connection, entity_id: str, version: int) -> VersionRow | None:
+def version_row(conn: Connection, entity_id: str, version: int) -> VersionRow | None:
     row = conn.execute(
         "SELECT * FROM entity_version WHERE id = ? AND version = ?", (entity_id, version)
     ).fetchone()
     return _row(row) if row is not None else None
 
 
-def current_version(conn: sqlite3.Connection, entity_id: str) -> VersionRow:
+def current_version(conn: Connection, entity_id: str) -> VersionRow:
     row = conn.execute("SELECT * FROM entity_current WHERE id = ?", (entity_id,)).fetchone()
     if row is None:
         raise NotFound(
@@ -65,7 +65,7 @@ def current_version(conn: sqlite3.Connection, entity_id: str) -> VersionRow:
     return _row(row)
 
 
-def entity_path(conn: sqlite3.Connection, entity_id: str) -> list[PathItem]:
+def entity_path(conn: Connection, entity_id: str) -> list[PathItem]:
     """The breadcrumb from the top level down to the entity itself (seed 000 §6)."""
     return [
         PathItem(id=r["id"], name=r["name"], type=r["type"])
@@ -79,7 +79,7 @@ def entity_path(conn: sqlite3.Connection, entity_id: str) -> list[PathItem]:
 
 
 def write_version(
-    conn: sqlite3.Connection,
+    conn: Connection,
     base: VersionRow,
     *,
     change: Literal["confirm", "revert", "archive"],

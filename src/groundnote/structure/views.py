@@ -5,12 +5,12 @@ evidence (seed 000 §12). Reads only; SQL joins across core's and graph's tables
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from groundnote.core.sources import attachment_ref, attachments_of, replied_to, source_ref
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
+from groundnote.store.sql import Connection, Row
 from groundnote.structure.models import (
     AttachmentView,
     ChangeView,
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-def counts(conn: sqlite3.Connection) -> Counts:
+def counts(conn: Connection) -> Counts:
     entities = conn.execute(
         f"SELECT count(DISTINCT p.id) FROM ({PENDING_VERSIONS_SQL}) p"
     ).fetchone()[0]
@@ -48,11 +48,11 @@ def _node(row: VersionRow) -> PathItem:
     return PathItem(id=row.id, name=row.name, type=row.type)
 
 
-def _parent_path(conn: sqlite3.Connection, parent_id: str | None) -> list[PathItem]:
+def _parent_path(conn: Connection, parent_id: str | None) -> list[PathItem]:
     return entity_path(conn, parent_id) if parent_id else []
 
 
-def _change(conn: sqlite3.Connection, row: VersionRow) -> ChangeView:
+def _change(conn: Connection, row: VersionRow) -> ChangeView:
     after = [*_parent_path(conn, row.parent_id), _node(row)]
     if row.change == "create":
         return ChangeView(row=row, before=None, after=after)
@@ -68,7 +68,7 @@ def _change(conn: sqlite3.Connection, row: VersionRow) -> ChangeView:
     )
 
 
-def _overridden(conn: sqlite3.Connection, entity_id: str) -> list[dict[str, Any]]:
+def _overridden(conn: Connection, entity_id: str) -> list[dict[str, Any]]:
     """The duplicate candidates a forced create passed, as graph logged them with the create."""
     row = conn.execute(
         "SELECT json_extract(stages, '$.overridden') FROM search_log "
@@ -80,7 +80,7 @@ def _overridden(conn: sqlite3.Connection, entity_id: str) -> list[dict[str, Any]
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
-def _entity_item(conn: sqlite3.Connection, entity_id: str, at: str) -> EntityItem:
+def _entity_item(conn: Connection, entity_id: str, at: str) -> EntityItem:
     rows = conn.execute(
         f"{PENDING_VERSIONS_SQL} AND v.id = ? ORDER BY v.version", (entity_id,)
     ).fetchall()
@@ -104,7 +104,7 @@ def _entity_item(conn: sqlite3.Connection, entity_id: str, at: str) -> EntityIte
     )
 
 
-def end_view(conn: sqlite3.Connection, ref: str) -> EndView:
+def end_view(conn: Connection, ref: str) -> EndView:
     """One end of a link, resolved to what a person recognises."""
     kind, _, rest = ref.partition("/")
     if kind == "entity":
@@ -141,7 +141,7 @@ def end_view(conn: sqlite3.Connection, ref: str) -> EndView:
     return EndView(ref=ref, kind="attachment", label=label)
 
 
-def _link_item(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkItem:
+def _link_item(conn: Connection, row: Row) -> LinkItem:
     return LinkItem(
         id=row["id"],
         at=row["created_at"],
@@ -156,7 +156,7 @@ def _link_item(conn: sqlite3.Connection, row: sqlite3.Row) -> LinkItem:
 
 
 def pending_items(
-    conn: sqlite3.Connection, *, limit: int, offset: int = 0
+    conn: Connection, *, limit: int, offset: int = 0
 ) -> tuple[int, list[EntityItem | LinkItem]]:
     """Every pending entity and link, newest first: (how many in all, the page asked for)."""
     keys: list[tuple[str, str, str]] = [
@@ -180,7 +180,7 @@ def pending_items(
     return len(keys), page
 
 
-def _rule(conn: sqlite3.Connection, row: sqlite3.Row, with_links: bool) -> RuleView:
+def _rule(conn: Connection, row: Row, with_links: bool) -> RuleView:
     refs = [str(r) for r in json.loads(row["evidence_refs"])]
     evidence = [
         end_view(conn, r if "/" in r else ("attachment/" if "#" in r else "source/") + r)
@@ -227,14 +227,12 @@ def _rule(conn: sqlite3.Connection, row: sqlite3.Row, with_links: bool) -> RuleV
 _RULES = "SELECT r.*, st.status, st.auto_adopted FROM rule r JOIN rule_state st ON st.id = r.id"
 
 
-def rule_view(conn: sqlite3.Connection, rule_id: str) -> RuleView | None:
+def rule_view(conn: Connection, rule_id: str) -> RuleView | None:
     row = conn.execute(f"{_RULES} WHERE r.id = ?", (rule_id,)).fetchone()
     return _rule(conn, row, with_links=True) if row is not None else None
 
 
-def proposed_rules(
-    conn: sqlite3.Connection, *, limit: int, offset: int = 0
-) -> tuple[int, list[RuleView]]:
+def proposed_rules(conn: Connection, *, limit: int, offset: int = 0) -> tuple[int, list[RuleView]]:
     total = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
     rows = conn.execute(
         f"{_RULES} WHERE st.status = 'proposed' ORDER BY r.seq DESC LIMIT ? OFFSET ?",
@@ -243,9 +241,7 @@ def proposed_rules(
     return int(total), [_rule(conn, r, with_links=True) for r in rows]
 
 
-def _linked(
-    conn: sqlite3.Connection, refs: list[str], types: tuple[str, ...] = ()
-) -> list[LinkedView]:
+def _linked(conn: Connection, refs: list[str], types: tuple[str, ...] = ()) -> list[LinkedView]:
     """The open links from or to any of `refs`, oldest first, each with its other end."""
     marks = ",".join("?" * len(refs))
     typed = f" AND l.type IN ({','.join('?' * len(types))})" if types else ""
@@ -276,7 +272,7 @@ def _strings(raw: str) -> list[str]:
     return [str(x) for x in found] if isinstance(found, list) else []
 
 
-def source_view(conn: sqlite3.Connection, scope: str, source_id: str) -> SourceView | None:
+def source_view(conn: Connection, scope: str, source_id: str) -> SourceView | None:
     row = conn.execute("SELECT * FROM source WHERE id = ?", (source_id,)).fetchone()
     if row is None:
         return None

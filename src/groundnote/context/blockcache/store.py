@@ -7,7 +7,6 @@ index over `block_texts` is reconciled by `reconcile_index` right before a searc
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -16,6 +15,7 @@ from groundnote.context.locales import SOURCE, canonical
 from groundnote.context.presence import has_table
 from groundnote.domain.progress import Progress
 from groundnote.store import Database, Subsystem, load_migrations
+from groundnote.store.sql import Connection
 
 __all__ = ["SUBSYSTEM", "BlockCache", "BlockText", "Placement"]
 
@@ -253,7 +253,7 @@ class BlockCache:
             )
 
     @staticmethod
-    def _insert_document(conn: sqlite3.Connection, doc: Document) -> None:
+    def _insert_document(conn: Connection, doc: Document) -> None:
         conn.execute(
             "INSERT INTO block_documents (path, doc_key, fingerprint) VALUES (?, ?, ?)",
             (doc.path, doc.key, doc.fingerprint),
@@ -279,7 +279,7 @@ class BlockCache:
         )
 
     @staticmethod
-    def _refresh_blocks(conn: sqlite3.Connection, keys: set[str], texts: dict[str, str]) -> None:
+    def _refresh_blocks(conn: Connection, keys: set[str], texts: dict[str, str]) -> None:
         """Recompute the touched blocks from the units holding them, as a rebuild would."""
         listed = json.dumps(sorted(keys))
         held: dict[str, list[str]] = {}

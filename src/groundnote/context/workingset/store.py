@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from groundnote.context.presence import has_table
 from groundnote.context.sources import StateRecord
 from groundnote.store import Database, Subsystem, load_migrations
+from groundnote.store.sql import Row
 
 __all__ = ["SUBSYSTEM", "WorkingSet"]
 
@@ -30,7 +30,7 @@ def _row(record: StateRecord, staged: bool) -> tuple[object, ...]:
     )
 
 
-def _record(row: sqlite3.Row) -> StateRecord:
+def _record(row: Row) -> StateRecord:
     return StateRecord.model_validate(
         {
             "document": row["document"],

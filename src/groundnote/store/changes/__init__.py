@@ -26,7 +26,6 @@ that fell further behind sees the gap and is told to re-read everything.
 
 from __future__ import annotations
 
-import sqlite3
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from groundnote.store.database import Database
 from groundnote.store.home import Subsystem
 from groundnote.store.migrations import load_migrations
+from groundnote.store.sql import Connection
 
 __all__ = ["EVERYTHING", "SUBSYSTEM", "Caught", "Watch", "latest", "record"]
 
@@ -43,7 +43,7 @@ SUBSYSTEM = Subsystem("changes", load_migrations("groundnote.store.changes", "ch
 EVERYTHING = "*"
 
 
-def record(conn: sqlite3.Connection, kind: str, ref: str) -> None:
+def record(conn: Connection, kind: str, ref: str) -> None:
     """Note inside the write transaction that `ref` of `kind` changed (EVERYTHING: all of it)."""
     conn.execute(
         "INSERT INTO change_record (seq, kind, ref) "
@@ -52,7 +52,7 @@ def record(conn: sqlite3.Connection, kind: str, ref: str) -> None:
     )
 
 
-def latest(conn: sqlite3.Connection) -> int:
+def latest(conn: Connection) -> int:
     """The newest seq of the record in this connection's snapshot (0 for none)."""
     seq: int = conn.execute("SELECT coalesce(max(seq), 0) FROM change_record").fetchone()[0]
     return seq
@@ -79,7 +79,7 @@ class Watch:
         self._version: int | None = None
 
     @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Iterator[Connection]:
         """One read transaction on the file's private snapshot connection: the change rows and
         the data read in it come from the same committed state."""
         with self._database().snapshot() as conn:
@@ -91,7 +91,7 @@ class Watch:
             return True
         return self._database().data_version() != self._version
 
-    def since(self, conn: sqlite3.Connection, kind: str) -> Caught:
+    def since(self, conn: Connection, kind: str) -> Caught:
         """The refs of `kind` changed after `seen`, read in the snapshot `conn`."""
         # Inside the snapshot the version is the snapshot's: a commit after it changes the
         # value `moved` sees, so it is caught up on the next read, never missed.
