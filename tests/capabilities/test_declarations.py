@@ -33,6 +33,10 @@ LOGGED_BEYOND_THE_SEED = {
     "approval_proposals",
     "approval_rule",
     "approval_source",
+    "approval_scope",
+    "approval_tree",
+    "approval_entity",
+    "approval_activity",
 }
 
 

@@ -13,7 +13,19 @@ from groundnote.capabilities import (
     PageExposure,
     Tenancy,
 )
-from groundnote.structure import handlers
+from groundnote.structure import explore, handlers
+from groundnote.structure.explore_models import (
+    ActivityInput,
+    ActivityPage,
+    EntityInput,
+    EntityPage,
+    ScopeInput,
+    ScopePage,
+    ScopeSearchInput,
+    ScopeSearchPage,
+    ScopeTreeInput,
+    ScopeTreePage,
+)
 from groundnote.structure.models import (
     ArchiveAnswer,
     ArchiveInput,
@@ -160,5 +172,94 @@ CAPABILITIES: list[Capability[Any, Any]] = [
         approval=True,
         annotations=_PAGE_READ,
         log_operation="approval_source",
+    ),
+    Capability(
+        name="structure.scope",
+        kind="query",
+        right=Right.READ,
+        tenancy=Tenancy.field("scope"),
+        input=ScopeInput,
+        output=ScopePage,
+        description=(
+            "A scope at a glance for a person: entities by type, rules by status, sources by "
+            "kind, what waits for a decision, and the newest changes from the operation log."
+        ),
+        handler=explore.scope_page,
+        page=PageExposure("/approval/scope"),
+        approval=True,
+        annotations=_PAGE_READ,
+        log_operation="approval_scope",
+    ),
+    Capability(
+        name="structure.tree",
+        kind="query",
+        right=Right.READ,
+        tenancy=Tenancy.field("scope"),
+        input=ScopeTreeInput,
+        output=ScopeTreePage,
+        description=(
+            "One level of a scope's entity tree, 50 a page (seed 000 §6): the top level, or the "
+            "children of one entity, each with its type, status and child count, as entity_tree "
+            "answers. An entity of another scope is not found."
+        ),
+        handler=explore.tree,
+        page=PageExposure("/approval/tree"),
+        approval=True,
+        annotations=_PAGE_READ,
+        log_operation="approval_tree",
+    ),
+    Capability(
+        name="structure.entity",
+        kind="query",
+        right=Right.READ,
+        tenancy=Tenancy.id_field("id"),
+        input=EntityInput,
+        output=EntityPage,
+        description=(
+            "One entity as a person reads it: full path, status, aliases, validity, every "
+            "version newest first with who, channel, reason, evidence, the reviews of it and "
+            "what changed (name, aliases, parent), everything linked to it grouped as "
+            "link_list grouped answers, and its neighbourhood grouped by kind."
+        ),
+        handler=explore.entity,
+        page=PageExposure("/approval/entities/{id}"),
+        approval=True,
+        annotations=_PAGE_READ,
+        log_operation="approval_entity",
+    ),
+    Capability(
+        name="structure.search",
+        kind="query",
+        right=Right.READ,
+        tenancy=Tenancy.field("scope"),
+        input=ScopeSearchInput,
+        output=ScopeSearchPage,
+        description=(
+            "search in one scope for a person: the full bundles (rule, evidence, what backs and "
+            "concerns it), proposed rules only when asked. Without words, the empty form."
+        ),
+        handler=explore.search,
+        page=PageExposure("/approval/search"),
+        approval=True,
+        annotations=_PAGE_READ,
+        log_operation="search",
+    ),
+    Capability(
+        name="structure.activity",
+        kind="query",
+        right=Right.READ,
+        tenancy=Tenancy.field("scope"),
+        input=ActivityInput,
+        output=ActivityPage,
+        description=(
+            "A scope's operation log for a person, newest first, 50 a page: who did what, when, "
+            "on which channel, with what outcome; filtered by actor and operation, reads and "
+            "page views only when asked."
+        ),
+        handler=explore.activity,
+        page=PageExposure("/approval/activity"),
+        approval=True,
+        annotations=_PAGE_READ,
+        log_operation="approval_activity",
     ),
 ]

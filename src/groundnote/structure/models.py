@@ -36,6 +36,7 @@ __all__ = [
     "ScopeWaiting",
     "SourceInput",
     "SourceView",
+    "ThreadItem",
     "VersionRow",
 ]
 
@@ -228,6 +229,15 @@ class RuleView(BaseModel):
     concerned: list[LinkedView] = Field(
         default_factory=list, description="Every open concerns link of the rule, either status."
     )
+    predecessors: list[EndView] = Field(
+        default_factory=list, description="The rules it replaces, the one it names first."
+    )
+    successors: list[EndView] = Field(
+        default_factory=list, description="The rules that replace it, and those that replace them."
+    )
+    contradicting: list[LinkedView] = Field(
+        default_factory=list, description="Open contradicts links, in either direction."
+    )
 
 
 class OverviewInput(StrictModel):
@@ -290,6 +300,16 @@ class AttachmentView(BaseModel):
     text: str | None = Field(description="The extracted text; null when none was extracted.")
 
 
+class ThreadItem(BaseModel):
+    id: str
+    title: str
+    sender: str | None
+    day: str
+    sent_at: str | None
+    depth: int = Field(description="0 for the mail that began the thread.")
+    here: bool = Field(description="The source the page shows.")
+
+
 class SourceView(BaseModel):
     """A mail or a meeting as a person reads it, with everything that points at it."""
 
@@ -307,5 +327,9 @@ class SourceView(BaseModel):
     body: str
     in_reply_to: str | None = Field(description="The source id it answers, if stored here.")
     attachments: list[AttachmentView]
+    thread: list[ThreadItem] = Field(
+        default_factory=list,
+        description="The stored mails of its thread, oldest first, itself too.",
+    )
     rules: list[EndView] = Field(description="The rules citing it or one of its attachments.")
     links: list[LinkedView] = Field(description="Open links to or from it and its attachments.")

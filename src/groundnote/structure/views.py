@@ -21,6 +21,7 @@ from groundnote.structure.models import (
     LinkItem,
     RuleView,
     SourceView,
+    ThreadItem,
     VersionRow,
 )
 from groundnote.structure.state import PENDING_LINKS_SQL, PENDING_VERSIONS_SQL
@@ -204,7 +205,8 @@ def _rule(conn: Connection, row: Row, with_links: bool) -> RuleView:
         if with_links
         else []
     )
-    concerned = _linked(conn, [f"rule/{row['id']}"], types=("concerns",)) if with_links else []
+    ref = f"rule/{row['id']}"
+    concerned = _linked(conn, [ref], types=("concerns",)) if with_links else []
     return RuleView(
         id=row["id"],
         scope=scope_of(row["id"]),
@@ -221,7 +223,43 @@ def _rule(conn: Connection, row: Row, with_links: bool) -> RuleView:
         decisions=decisions,
         concerns=concerns,
         concerned=concerned,
+        predecessors=_predecessors(conn, row["supersedes"]) if with_links else [],
+        successors=_successors(conn, row["id"]) if with_links else [],
+        contradicting=_linked(conn, [ref], types=("contradicts",)) if with_links else [],
     )
+
+
+# How far the replacement chains are followed; a longer one ends with its last rule shown.
+_CHAIN = 20
+
+
+def _predecessors(conn: Connection, first: str | None) -> list[EndView]:
+    """The rule it supersedes, the one that one supersedes, and so on back."""
+    found: list[EndView] = []
+    seen: set[str] = set()
+    current = first
+    while current and current not in seen and len(found) < _CHAIN:
+        seen.add(current)
+        found.append(end_view(conn, f"rule/{current}"))
+        row = conn.execute("SELECT supersedes FROM rule WHERE id = ?", (current,)).fetchone()
+        current = row["supersedes"] if row else None
+    return found
+
+
+def _successors(conn: Connection, rule_id: str) -> list[EndView]:
+    """The rules that supersede it, and theirs, nearest first."""
+    found: list[EndView] = []
+    seen = {rule_id}
+    frontier = [rule_id]
+    while frontier and len(found) < _CHAIN:
+        marks = ",".join("?" * len(frontier))
+        rows = conn.execute(
+            f"SELECT id FROM rule WHERE supersedes IN ({marks}) ORDER BY seq", frontier
+        ).fetchall()
+        frontier = [r["id"] for r in rows if r["id"] not in seen]
+        seen.update(frontier)
+        found.extend(end_view(conn, f"rule/{r}") for r in frontier)
+    return found[:_CHAIN]
 
 
 _RULES = "SELECT r.*, st.status, st.auto_adopted FROM rule r JOIN rule_state st ON st.id = r.id"
@@ -272,6 +310,45 @@ def _strings(raw: str) -> list[str]:
     return [str(x) for x in found] if isinstance(found, list) else []
 
 
+# A thread longer than this shows its first mails only; mail loops must not stall the page.
+_THREAD = 100
+
+
+def _thread(conn: Connection, row: Row) -> list[ThreadItem]:
+    """The stored mails of the source's thread, from the first one down, replies under the mail
+    they answer, each with how deep it sits."""
+    root, seen = row, {row["id"]}
+    while (parent := replied_to(conn, root)) is not None and parent not in seen:
+        seen.add(parent)
+        root = conn.execute("SELECT * FROM source WHERE id = ?", (parent,)).fetchone()
+    found: list[ThreadItem] = []
+    visited: set[str] = set()
+
+    def walk(node: Row, depth: int) -> None:
+        if node["id"] in visited or len(found) >= _THREAD:
+            return
+        visited.add(node["id"])
+        found.append(
+            ThreadItem(
+                id=node["id"],
+                title=node["title"],
+                sender=node["sender"],
+                day=node["day"],
+                sent_at=node["sent_at"],
+                depth=depth,
+                here=node["id"] == row["id"],
+            )
+        )
+        for reply in conn.execute(
+            "SELECT * FROM source WHERE in_reply_to IN (?, ?) ORDER BY day, seq",
+            (node["id"], node["id"].removeprefix("mail:")),
+        ).fetchall():
+            walk(reply, depth + 1)
+
+    walk(root, 0)
+    return found
+
+
 def source_view(conn: Connection, scope: str, source_id: str) -> SourceView | None:
     row = conn.execute("SELECT * FROM source WHERE id = ?", (source_id,)).fetchone()
     if row is None:
@@ -297,6 +374,7 @@ def source_view(conn: Connection, scope: str, source_id: str) -> SourceView | No
         )
     ]
     refs = [source_ref(source_id), *(a.ref for a in attachments)]
+    thread = _thread(conn, row)
     return SourceView(
         scope=scope,
         id=source_id,
@@ -312,6 +390,7 @@ def source_view(conn: Connection, scope: str, source_id: str) -> SourceView | No
         body=row["body"],
         in_reply_to=parent,
         attachments=attachments,
+        thread=thread if len(thread) > 1 else [],
         rules=rules,
         links=_linked(conn, refs),
     )

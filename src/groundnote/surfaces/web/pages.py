@@ -38,6 +38,14 @@ from groundnote.structure import (
     RuleView,
     SourceView,
 )
+from groundnote.structure.explore_models import (
+    ActivityPage,
+    EntityPage,
+    ScopePage,
+    ScopeSearchPage,
+    ScopeTreePage,
+)
+from groundnote.surfaces.web.neighbourhood import layout
 from groundnote.surfaces.web.security import (
     clear_session_cookie,
     cross_site_reason,
@@ -49,6 +57,7 @@ from groundnote.surfaces.web.security import (
 __all__ = ["add_pages"]
 
 FLASH_COOKIE = "gn_flash"
+BATCH_LIMIT = 100  # a page shows 20 items; a form naming more is no person's click
 _CSS = resources.files("groundnote.surfaces.web").joinpath("static/approval.css")
 _HEADERS = {
     "Content-Security-Policy": (
@@ -168,6 +177,47 @@ def _source(out: SourceView) -> tuple[str, dict[str, Any]]:
     }
 
 
+def _scope(out: ScopePage) -> tuple[str, dict[str, Any]]:
+    return "scope.html", {
+        "title": f"Scope {out.scope}",
+        "pending": out.pending.total,
+        "scope": out.scope,
+        "s": out,
+    }
+
+
+def _tree(out: ScopeTreePage) -> tuple[str, dict[str, Any]]:
+    here = out.tree.entity
+    return "tree.html", {
+        "title": f"{here.name} · tree of {out.scope}" if here else f"Tree of {out.scope}",
+        "scope": out.scope,
+        "t": out.tree,
+    }
+
+
+def _entity(out: EntityPage) -> tuple[str, dict[str, Any]]:
+    e = out.entity
+    return "entity.html", {
+        "title": f"{e.type} {e.name}",
+        "scope": out.scope,
+        "page": out,
+        "e": e,
+        "picture": layout(out.neighbourhood, e.name, e.type, "#links"),
+    }
+
+
+def _search(out: ScopeSearchPage) -> tuple[str, dict[str, Any]]:
+    return "search.html", {
+        "title": f"Search {out.scope}" + (f": {out.q}" if out.q else ""),
+        "scope": out.scope,
+        "s": out,
+    }
+
+
+def _activity(out: ActivityPage) -> tuple[str, dict[str, Any]]:
+    return "activity.html", {"title": f"Activity in {out.scope}", "scope": out.scope, "a": out}
+
+
 # Each page capability's template and what it shows; a page capability without one fails here.
 PAGES: dict[str, PageView] = {
     "structure.overview": _overview,
@@ -175,6 +225,11 @@ PAGES: dict[str, PageView] = {
     "structure.proposals": _proposals,
     "structure.rule": _rule,
     "structure.source": _source,
+    "structure.scope": _scope,
+    "structure.tree": _tree,
+    "structure.entity": _entity,
+    "structure.search": _search,
+    "structure.activity": _activity,
 }
 
 
@@ -300,7 +355,10 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
 
         return endpoint
 
-    async def act(request: Request) -> Response:
+    async def decision_form(
+        request: Request,
+    ) -> tuple[PersonSession, Any] | Response:
+        """The signed-in person and their form, or the page that refuses the POST."""
         session = person_session(runtime, request)
         if session is None:
             return login_needed(request)
@@ -315,6 +373,38 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
                 f"Nothing was changed: {reason}.",
                 "Reload the page and use its forms.",
             )
+        return session, form
+
+    async def decide(
+        session: PersonSession, cap: Capability[Any, Any], raw: dict[str, Any]
+    ) -> tuple[bool, str]:
+        """One decision through the registry, as any call: (done, what the person is told)."""
+        try:
+            out = await anyio.to_thread.run_sync(
+                partial(runtime.invoke, cap, raw, principal=session.principal, channel="approval")
+            )
+            return True, describe(out)
+        except GroundnoteError as exc:
+            return False, f"{exc.message} {exc.remedy}"
+
+    def back_with(request: Request, form: Any, kind: str, text: str) -> Response:
+        response = RedirectResponse(safe_back(_text(form.get("back"))), status_code=303)
+        response.set_cookie(
+            FLASH_COOKIE,
+            _flash_value(kind, text[:1500]),  # a cookie holds about 4 kB
+            max_age=120,
+            path="/approval",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return response
+
+    async def act(request: Request) -> Response:
+        checked = await decision_form(request)
+        if isinstance(checked, Response):
+            return checked
+        session, form = checked
         name = str(request.path_params["name"])
         caps = {cap.name: cap for cap in registry if cap.kind == "command"}
         if name not in caps:
@@ -324,26 +414,36 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
             for key, value in ((k, _text(v)) for k, v in form.multi_items())
             if key not in ("csrf", "back") and value
         }
-        try:
-            out = await anyio.to_thread.run_sync(
-                partial(
-                    runtime.invoke, caps[name], raw, principal=session.principal, channel="approval"
-                )
+        done, text = await decide(session, caps[name], raw)
+        return back_with(request, form, "ok" if done else "error", text)
+
+    async def confirm_many(request: Request) -> Response:
+        """Confirm every ticked item: each one its own structure.review, as if confirmed alone,
+        so one that changed meanwhile is refused on its own and the others still pass."""
+        checked = await decision_form(request)
+        if isinstance(checked, Response):
+            return checked
+        session, form = checked
+        targets = list(dict.fromkeys(t for t in map(_text, form.getlist("target")) if t))
+        if not targets:
+            return back_with(request, form, "error", "Nothing was ticked, so nothing changed.")
+        if len(targets) > BATCH_LIMIT:
+            return back_with(
+                request,
+                form,
+                "error",
+                f"At most {BATCH_LIMIT} items at once; {len(targets)} were ticked. Nothing changed.",
             )
-            flash = _flash_value("ok", describe(out))
-        except GroundnoteError as exc:
-            flash = _flash_value("error", f"{exc.message} {exc.remedy}")
-        response = RedirectResponse(safe_back(_text(form.get("back"))), status_code=303)
-        response.set_cookie(
-            FLASH_COOKIE,
-            flash,
-            max_age=120,
-            path="/approval",
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-        )
-        return response
+        review = registry.get("structure.review")
+        results = [
+            await decide(session, review, {"target": t, "verdict": "confirm"}) for t in targets
+        ]
+        failed = [text for done, text in results if not done]
+        lines = [text for done, text in results if done]
+        summary = f"{len(lines)} of {len(targets)} confirmed."
+        if failed:
+            summary += " Not confirmed: " + " ".join(failed)
+        return back_with(request, form, "error" if failed else "ok", " ".join([summary, *lines]))
 
     def stylesheet(_: Request) -> Response:
         return Response(
@@ -359,6 +459,7 @@ def add_pages(app: FastAPI, runtime: Runtime, registry: Registry) -> None:
         ("/approval/login", login, "GET"),
         ("/approval/logout", logout, "POST"),
         ("/approval/act/{name}", act, "POST"),
+        ("/approval/confirm", confirm_many, "POST"),
         ("/approval/static/approval.css", stylesheet, "GET"),
     ]
     for path, endpoint, method in routes:
