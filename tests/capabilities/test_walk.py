@@ -331,6 +331,11 @@ INPUTS: dict[str, Inputs] = {
     "structure.proposals": _same({"scope": "sales"}),
     "structure.rule": lambda w: {"id": w.ids["rule"]},
     "structure.source": _same({"scope": "sales", "id": MAIL}),
+    "structure.scope": _same({"scope": "sales"}),
+    "structure.tree": _same({"scope": "sales"}),
+    "structure.entity": lambda w: {"id": w.ids["top"]},
+    "structure.search": _same({"scope": "sales", "q": "frei Haus"}),
+    "structure.activity": _same({"scope": "sales"}),
     "decision.rule_decide": lambda w: {"scope": "sales", "id": w.ids["rule"], "verdict": "adopt"},
 }
 

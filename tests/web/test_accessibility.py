@@ -58,6 +58,7 @@ def test_the_pages_have_no_serious_or_critical_violations(
     )
     agent_writes.link(f"rule/{rule['id']}", f"entity/{north}", "concerns")
     agent_writes.link(f"source/{MAIL}", f"entity/{north}", "mentions")
+    agent_writes.create("Kunde Meier", north, type="customer")
     token = issue_login_link(runtime.home.instance, ruth, runtime.home.clock)
     # The pages forbid every script by their policy; axe is the test's, so the policy is
     # bypassed for this context only.
@@ -74,6 +75,13 @@ def test_the_pages_have_no_serious_or_critical_violations(
         "/approval/proposals?scope=sales",
         f"/approval/rules/{rule['id']}",
         f"/approval/source?scope=sales&id={quote(MAIL, safe='')}",
+        "/approval/scope?scope=sales",
+        "/approval/tree?scope=sales",
+        f"/approval/tree?scope=sales&id={north}",
+        f"/approval/entities/{north}",
+        "/approval/search?scope=sales",
+        "/approval/search?scope=sales&q=frei+Haus&proposed=true",
+        "/approval/activity?scope=sales",
     ):
         response = page.goto(f"{live_server}{path}")
         assert response is not None and response.status == 200, path

@@ -136,7 +136,7 @@ def test_the_entity_page_groups_everything_about_it_and_draws_its_neighbourhood(
     groups = html[html.index('id="links"') :]
     assert f'href="/approval/rules/{rule}">Ab März wird nur frei Haus geliefert.</a>' in groups
     svg = html[html.index("<svg") : html.index("</svg>")]
-    assert 'role="img"' in svg and "The neighbourhood of Vertrieb Nord" in svg
+    assert 'role="group"' in svg and "The neighbourhood of Vertrieb Nord" in svg
     assert "parent (1)" in svg and "children (1)" in svg and "rules (1)" in svg
     assert "sources (1)" in svg
     assert f'href="/approval/entities/{parent}"' in svg
