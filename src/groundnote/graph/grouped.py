@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from groundnote.domain.guidance import PathItem
-from groundnote.graph.links import computed_links, counted, kind_of, stored_links
+from groundnote.graph.links import counted, kind_of, reply_links, stored_links
 from groundnote.graph.models import Entry, Group, LinkOut
 from groundnote.graph.queries import PAGE_SIZE, descendant_ids, path_items
 from groundnote.store.sql import Connection
@@ -106,9 +106,7 @@ def entity_groups(
         )
         found[group].append(entry)
         if kind_of(other) == "source":
-            for thread in computed_links(conn, other):
-                if thread.type != "replies_to":
-                    continue
+            for thread in reply_links(conn, other):
                 mate = thread.to_ref if thread.from_ref == other else thread.from_ref
                 if (mate, here) in seen:
                     continue

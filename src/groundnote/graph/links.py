@@ -21,6 +21,7 @@ __all__ = [
     "VOCABULARY",
     "check_endpoint",
     "computed_links",
+    "reply_links",
     "counted",
     "kind_of",
     "link_status",
@@ -240,6 +241,36 @@ def _source_ref(raw: Any) -> str | None:
     return "source/" + text if _SOURCE.fullmatch(text) else None
 
 
+def reply_links(conn: Connection, ref: str, row: Row | None = None) -> list[LinkOut]:
+    """The computed replies_to links of a source: to the mail it answers, from its replies.
+    Both lookups use an index; the grouped listing needs only these of a source's links."""
+    value = _value(ref)
+    if row is None:
+        row = conn.execute(
+            "SELECT id, day, sent_at, in_reply_to FROM source WHERE id = ?", (value,)
+        ).fetchone()
+        if row is None:
+            return []
+    out: list[LinkOut] = []
+    if row["in_reply_to"]:
+        parent = conn.execute(
+            "SELECT id FROM source WHERE id IN (?, 'mail:' || ?)",
+            (row["in_reply_to"], row["in_reply_to"]),
+        ).fetchone()
+        if parent is not None:
+            out.append(
+                _computed(ref, "source/" + parent["id"], "replies_to", row["sent_at"] or row["day"])
+            )
+    for reply in conn.execute(
+        "SELECT id, day, sent_at FROM source WHERE in_reply_to IN (?, ?) ORDER BY seq",
+        (value, value.removeprefix("mail:")),
+    ):
+        out.append(
+            _computed("source/" + reply["id"], ref, "replies_to", reply["sent_at"] or reply["day"])
+        )
+    return out
+
+
 def computed_links(conn: Connection, ref: str) -> list[LinkOut]:
     """The links derived from core tables that touch ref (DESIGN §8.2)."""
     kind, value = kind_of(ref), _value(ref)
@@ -250,26 +281,7 @@ def computed_links(conn: Connection, ref: str) -> list[LinkOut]:
         ).fetchone()
         if row is None:
             return out
-        if row["in_reply_to"]:
-            parent = conn.execute(
-                "SELECT id FROM source WHERE id IN (?, 'mail:' || ?)",
-                (row["in_reply_to"], row["in_reply_to"]),
-            ).fetchone()
-            if parent is not None:
-                out.append(
-                    _computed(
-                        ref, "source/" + parent["id"], "replies_to", row["sent_at"] or row["day"]
-                    )
-                )
-        for reply in conn.execute(
-            "SELECT id, day, sent_at FROM source WHERE in_reply_to IN (?, ?)",
-            (value, value.removeprefix("mail:")),
-        ):
-            out.append(
-                _computed(
-                    "source/" + reply["id"], ref, "replies_to", reply["sent_at"] or reply["day"]
-                )
-            )
+        out.extend(reply_links(conn, ref, row))
         for att in conn.execute(
             "SELECT n FROM source_attachment WHERE source_id = ? ORDER BY n", (value,)
         ):

@@ -1,0 +1,221 @@
+"""Benchmark of the explorer and approval pages (issue 18): server time per page at scale.
+
+    .venv/bin/python -m bench.pages                 # 100,000 entities, 100,000 rules
+    .venv/bin/python -m bench.pages --n 10000       # a smaller run
+
+The store: bench.core's N sources and N rules (75 % adopted, a third of the mails replies) and
+bench.graph's N entities (down to level 8, one group of 10,000 under the first organisation),
+both through the domain's own insert functions; 20,000 links from rules to random entities,
+a hub entity with 500 links (rules, mails, entities; half of them confirmed), and 100,000 rows
+of operation log. The agent's entities are all unconfirmed, the worst case for the pending
+counts every page header shows.
+
+Each page is fetched by a signed-in person through the whole ASGI app in process (FastAPI's
+TestClient: session, registry, log row, Jinja rendering), --requests times after a warm-up;
+the time is the server's, without a socket. The neighbourhood SVG of the hub is measured in
+bytes and boxes drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+from fastapi.testclient import TestClient
+
+from bench.common import print_table, time_calls
+from bench.core import generate as generate_rules
+from bench.graph import generate as plan_entities
+from groundnote.auth import add_person, issue_login_link
+from groundnote.domain.clock import FixedClock
+from groundnote.graph.entities import Author, create_entity
+from groundnote.graph.links import propose_link
+from groundnote.graph.trigram import index_for
+from groundnote.runtime import Runtime, open_runtime
+from groundnote.surfaces.http import create_app
+
+SCOPE = "bench"
+
+
+def load_entities(rt: Runtime, n: int, rng: random.Random) -> list[str]:
+    db = rt.home.scope_db(SCOPE)
+    rt.config.graph.max_depth = 16
+    author = Author.of("mcp", "grant:bench", rt.home.clock.instant(), "2026-11-30")
+    index = index_for(db)
+    plan = plan_entities(n, rng)
+    ids: list[str] = []
+    for chunk in range(0, len(plan), 5000):
+        with db.write() as conn:
+            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
+                written = create_entity(
+                    conn,
+                    index,
+                    rt.config.graph,
+                    SCOPE,
+                    author,
+                    type=type_,
+                    name=name,
+                    aliases=aliases,
+                    parent_id=None if parent is None else ids[parent],
+                    reason="generated",
+                    similar_check=False,
+                )
+                ids.append(written.id)
+    return ids
+
+
+def load_links(rt: Runtime, ids: list[str], rules: int, rng: random.Random) -> tuple[str, int]:
+    """20,000 rule → entity links, and one hub with 500 links; (the hub, links confirmed)."""
+    db = rt.home.scope_db(SCOPE)
+    author = Author.of("mcp", "grant:bench", rt.home.clock.instant(), "2026-11-30")
+    now = rt.home.clock.instant()
+    hub = ids[len(ids) // 2]
+    pairs: set[tuple[str, str, str]] = set()
+    while len(pairs) < 20_000:
+        pairs.add(
+            (f"rule/{SCOPE}-{rng.randint(1, rules):04d}", f"entity/{rng.choice(ids)}", "concerns")
+        )
+    hub_links = [(f"rule/{SCOPE}-{k:04d}", f"entity/{hub}", "concerns") for k in range(1, 301)]
+    hub_links += [
+        (f"source/mail:<g{k}@bench.example>", f"entity/{hub}", "mentions") for k in range(1, 151)
+    ]
+    hub_links += [(f"entity/{hub}", f"entity/{ids[k]}", "same_as") for k in range(1, 51)]
+    made: list[str] = []
+    with db.write() as conn:
+        for from_ref, to_ref, type_ in [*pairs, *hub_links]:
+            try:
+                out = propose_link(
+                    conn,
+                    SCOPE,
+                    author,
+                    from_ref=from_ref,
+                    to_ref=to_ref,
+                    type=type_,
+                    confidence=0.9,
+                    reason="generated",
+                    evidence=None,
+                )
+            except Exception:  # a generated end that does not exist (a meeting, not a mail)
+                continue
+            if to_ref == f"entity/{hub}" or from_ref == f"entity/{hub}":
+                made.append(str(out.link.id))
+        confirmed = made[::2]
+        for seq, link_id in enumerate(confirmed, start=1):
+            conn.execute(
+                "INSERT INTO review (seq, id, target, verdict, decided_by, decided_by_identity, "
+                "decided_at) VALUES (?, ?, ?, 'confirm', 'person:bench', 'bench@example.org', ?)",
+                (seq, f"{SCOPE}-r{seq:04d}", f"link/{link_id}", now),
+            )
+    return hub, len(confirmed)
+
+
+def load_log(rt: Runtime, ids: list[str], n: int, rng: random.Random) -> None:
+    db = rt.home.scope_db(SCOPE)
+    operations = ["create_entity", "propose", "store_source", "search", "resolve_entity"]
+    actors = ["grant:bench", "grant:mailer", "person:bench"]
+    with db.write() as conn:
+        for k in range(n):
+            conn.execute(
+                "INSERT INTO search_log (id, at, grant_id, channel, operation, outcome, refs, "
+                "input_sha256) VALUES (?, ?, ?, 'mcp', ?, 'ok', ?, ?)",
+                (
+                    f"log-{k:07d}",
+                    f"2026-11-{1 + k * 29 // n:02d}T09:00:00.000Z",
+                    rng.choice(actors),
+                    rng.choice(operations),
+                    f'["entity/{rng.choice(ids)}"]',
+                    f"{k:064x}",
+                ),
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=100_000, help="entities, and as many rules")
+    parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="gn-bench-pages-") as tmp:
+        clock = FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC))
+        rt = open_runtime(Path(tmp), clock=clock, environ={})
+        rt.home.create_scope(SCOPE)
+        started = time.perf_counter()
+        generate_rules(rt, SCOPE, args.n, rng)
+        print(f"rules and sources: {time.perf_counter() - started:.0f} s", flush=True)
+        ids = load_entities(rt, args.n, rng)
+        print(f"entities: {time.perf_counter() - started:.0f} s", flush=True)
+        hub, confirmed = load_links(rt, ids, args.n, rng)
+        load_log(rt, ids, args.n, rng)
+        print(
+            f"generated {args.n:,} rules and sources, {len(ids):,} entities, 20,000 links, "
+            f"a hub with 500 links ({confirmed} confirmed), {args.n:,} log rows "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
+        add_person(
+            rt.home.instance, "bench", email="bench@example.org", org="local", now=clock.instant()
+        )
+        with TestClient(create_app(rt), base_url="http://127.0.0.1:8765") as client:
+            token = issue_login_link(rt.home.instance, "bench", clock)
+            assert client.get(f"/approval/login?token={token}").status_code == 200
+            leaf = ids[-1]
+            deep = ids[1]  # the first department of the 10,000 group
+            mail = quote("mail:<g42@bench.example>", safe="")
+            pages = [
+                ("approval home", "/approval"),
+                ("scope overview", f"/approval/scope?scope={SCOPE}"),
+                ("tree, top level", f"/approval/tree?scope={SCOPE}"),
+                ("tree, one level", f"/approval/tree?scope={SCOPE}&id={ids[0]}"),
+                ("tree, page 20", f"/approval/tree?scope={SCOPE}&id={ids[0]}&page=2"),
+                ("entity, hub (500 links)", f"/approval/entities/{hub}"),
+                ("entity, leaf", f"/approval/entities/{leaf}"),
+                ("entity, department", f"/approval/entities/{deep}"),
+                ("search", f"/approval/search?scope={SCOPE}&q=Lieferung+frei+Haus"),
+                ("activity", f"/approval/activity?scope={SCOPE}"),
+                (
+                    "activity, filtered",
+                    f"/approval/activity?scope={SCOPE}&actor=person:bench&operation=propose",
+                ),
+                ("activity, page 500", f"/approval/activity?scope={SCOPE}&reads=true&page=500"),
+                ("rule", f"/approval/rules/{SCOPE}-0042"),
+                ("source (mail)", f"/approval/source?scope={SCOPE}&id={mail}"),
+                ("structure changes", f"/approval/structure?scope={SCOPE}"),
+                ("proposed rules", f"/approval/proposals?scope={SCOPE}"),
+            ]
+            rows = []
+            for label, path in pages:
+                response = client.get(path)
+                assert response.status_code == 200, (path, response.text[:500])
+                timing = time_calls(lambda p=path: client.get(p), args.requests, warmup=3)
+                ratio = timing.p95 / 100
+                rows.append(
+                    (
+                        label,
+                        f"{timing.p50:.1f}",
+                        f"{timing.p95:.1f}",
+                        f"{ratio:.2f}",
+                        f"{len(response.content) / 1024:.0f}",
+                    )
+                )
+            print_table(
+                f"server time per page at {args.n:,} entities and {args.n:,} rules "
+                f"({args.requests} requests each, ms)",
+                ["page", "p50", "p95", "p95/100ms", "KiB"],
+                rows,
+            )
+            html = client.get(f"/approval/entities/{hub}").text
+            svg = html[html.index("<svg") : html.index("</svg>") + 6]
+            print(
+                f"\nneighbourhood SVG of the hub (500 links): {len(svg.encode()):,} bytes, "
+                f"{svg.count('<rect')} boxes drawn ({svg.count('more</text>')} '+N more'), "
+                f"{svg.count('<line')} lines"
+            )
+
+
+if __name__ == "__main__":
+    main()
