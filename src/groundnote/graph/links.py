@@ -21,12 +21,12 @@ __all__ = [
     "VOCABULARY",
     "check_endpoint",
     "computed_links",
-    "reply_links",
     "counted",
     "kind_of",
     "link_status",
     "propose_link",
     "read_link",
+    "reply_links",
     "stored_links",
 ]
 

@@ -12,12 +12,14 @@ import json
 import math
 
 from groundnote.capabilities import Context
+from groundnote.core.capabilities import CAPABILITIES as CORE_CAPABILITIES
 from groundnote.core.handlers import search as core_search
 from groundnote.core.models import SearchInput
 from groundnote.domain.errors import NotFound
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
 from groundnote.graph import handlers as graph
+from groundnote.graph.capabilities import CAPABILITIES as GRAPH_CAPABILITIES
 from groundnote.graph.grouped import entity_groups
 from groundnote.graph.links import stored_links
 from groundnote.graph.models import PathInput, TreeInput, VersionOut
@@ -49,26 +51,21 @@ from groundnote.structure.views import counts, end_view
 
 __all__ = ["activity", "entity", "scope_page", "search", "tree"]
 
-# Operations that only read: the overview's "latest activity" leaves them out, and so does the
-# activity page unless asked. Page views are logged as approval_* and are reads too.
-READ_OPERATIONS = (
-    "search",
-    "read_rule",
-    "list_rules",
-    "provenance",
-    "list_proposals",
-    "list_rejected",
-    "list_scopes",
-    "status",
-    "resolve_entity",
-    "read_entity",
-    "list_links",
-    "list_structure",
-    "export",
+# Operations that only read, as core and graph declare them (a read-only capability logging to
+# the scope file): the overview's "latest changes" leave them out, and so does the activity page
+# unless asked. Page views are logged as approval_* and are reads too.
+READ_OPERATIONS = tuple(
+    sorted(
+        {
+            cap.log_operation
+            for cap in (*CORE_CAPABILITIES, *GRAPH_CAPABILITIES)
+            if cap.log_operation and cap.annotations.read_only
+        }
+    )
 )
 _NOT_A_READ = (
-    f"operation NOT IN ({','.join('?' * len(READ_OPERATIONS))}) AND operation NOT LIKE 'approval\\_%' "
-    "ESCAPE '\\'"
+    f"operation NOT IN ({','.join('?' * len(READ_OPERATIONS))}) "
+    "AND operation NOT LIKE 'approval\\_%' ESCAPE '\\'"
 )
 
 
@@ -182,6 +179,7 @@ def _timeline(conn: Connection, entity_id: str, history: list[VersionOut]) -> li
     previous: VersionOut | None = None
     for v in history:
         moved = previous is not None and previous.parent_id != v.parent_id
+        before_aliases = previous.aliases if previous else []
         out.append(
             VersionView(
                 version=v.version,
@@ -194,12 +192,8 @@ def _timeline(conn: Connection, entity_id: str, history: list[VersionOut]) -> li
                 reason=v.reason,
                 evidence=v.evidence,
                 renamed_from=previous.name if previous and previous.name != v.name else None,
-                aliases_added=[a for a in v.aliases if previous and a not in previous.aliases]
-                if previous
-                else list(v.aliases),
-                aliases_removed=[a for a in previous.aliases if a not in v.aliases]
-                if previous
-                else [],
+                aliases_added=[a for a in v.aliases if a not in before_aliases],
+                aliases_removed=[a for a in before_aliases if a not in v.aliases],
                 parent_before=parent_path(previous.parent_id) if moved and previous else None,
                 parent_after=parent_path(v.parent_id),
                 reviews=reviews.get(v.version, []),

@@ -1,11 +1,13 @@
 """The approval pages (seed 000 §12): server-rendered, autoescaped, no client JavaScript.
 
 Page code renders; it neither queries nor checks. Each page is an approval-channel capability
-with a `page` exposure (`structure.overview`, `.pending`, `.proposals`, `.rule`, `.source`),
+with a `page` exposure (`structure.overview`, `.pending`, `.proposals`, `.rule`, `.source`, and
+the explorer's `.scope`, `.tree`, `.entity`, `.search`, `.activity`),
 called through the registry for the signed-in person like any call (channel, validation, the
 right on the scope, the operation log); its answer is rendered by the template of its name. Every
 decision is a form POSTed to `/approval/act/<capability>`, which runs the same approval
-capability as the JSON route and redirects back with a flash message.
+capability as the JSON route and redirects back with a flash message; `/approval/confirm` runs
+`structure.review` once for each ticked item.
 """
 
 from __future__ import annotations
