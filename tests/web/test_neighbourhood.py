@@ -55,8 +55,8 @@ def test_every_neighbour_is_drawn_or_counted_and_no_box_overlaps(
     assert len(picture.boxes) <= len(KINDS) * (NEIGHBOURS_SHOWN + 1)
     everything = [*picture.boxes, picture.centre]
     for box in everything:
-        assert 0 <= box.x and box.x + box.w <= picture.width
-        assert 0 <= box.y and box.y + box.h <= picture.height
+        assert box.x >= 0 and box.x + box.w <= picture.width
+        assert box.y >= 0 and box.y + box.h <= picture.height
         assert len(box.label) <= 36
     for i, a in enumerate(everything):
         for b in everything[i + 1 :]:
