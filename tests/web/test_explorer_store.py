@@ -329,11 +329,14 @@ def test_a_person_without_a_right_on_a_scope_sees_none_of_it(
     registry = approval_registry()
 
     def page(name: str, **raw: object) -> int:
+        return refusal(name, **raw)[0]
+
+    def refusal(name: str, **raw: object) -> tuple[int, str]:
         try:
             runtime.invoke(registry.get(name), raw, principal=person, channel="approval")
         except GroundnoteError as exc:
-            return exc.status
-        return 200
+            return exc.status, exc.message
+        return 200, ""
 
     calls = [
         ("structure.scope", {"scope": "SCOPE"}),
@@ -349,3 +352,8 @@ def test_a_person_without_a_right_on_a_scope_sees_none_of_it(
         }
         assert page(name, **own) == 200, name
         assert page(name, **other) == 403, name
+    # A scope the person may not read and one that does not exist: the same refusal.
+    hidden = refusal("structure.scope", scope="buying")
+    absent = refusal("structure.scope", scope="nosuch")
+    assert hidden[0] == absent[0] == 403
+    assert hidden[1].replace("buying", "X") == absent[1].replace("nosuch", "X")
