@@ -10,6 +10,7 @@ from typing import Any
 from groundnote.core.sources import attachment_ref, attachments_of, replied_to, source_ref
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
+from groundnote.graph.queries import PENDING_ENTITIES_SQL
 from groundnote.store.sql import Connection, Row
 from groundnote.structure.models import (
     AttachmentView,
@@ -37,9 +38,7 @@ __all__ = [
 
 
 def counts(conn: Connection) -> Counts:
-    entities = conn.execute(
-        f"SELECT count(DISTINCT p.id) FROM ({PENDING_VERSIONS_SQL}) p"
-    ).fetchone()[0]
+    entities = conn.execute(f"SELECT count(*) FROM ({PENDING_ENTITIES_SQL}) p").fetchone()[0]
     links = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) p").fetchone()[0]
     rules = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
     return Counts(entities=int(entities), links=int(links), rules=int(rules))
