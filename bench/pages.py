@@ -194,6 +194,7 @@ def pages_of(ids: list[str], hub: str) -> list[tuple[str, str]]:
         ("entity, hub (500 links)", f"/approval/entities/{hub}"),
         ("entity, leaf", f"/approval/entities/{ids[-1]}"),
         ("entity, department", f"/approval/entities/{ids[1]}"),
+        ("entity, above 10,000", f"/approval/entities/{ids[0]}"),
         ("search", f"/approval/search?scope={SCOPE}&q=Lieferung+frei+Haus"),
         ("activity", f"/approval/activity?scope={SCOPE}"),
         (
