@@ -92,6 +92,11 @@ def scope_page(ctx: Context, value: ScopeInput) -> ScopePage:
             f"SELECT * FROM search_log WHERE {_NOT_A_READ} ORDER BY at DESC, id DESC LIMIT 10",
             READ_OPERATIONS,
         ).fetchall()
+        rules = _tallies(
+            conn, "SELECT status, count(*) FROM rule_state GROUP BY status ORDER BY status"
+        )
+        # The proposed rules from the tally: rule_state is a view, read once.
+        proposed = sum(t.count for t in rules if t.key == "proposed")
         return ScopePage(
             scope=value.scope,
             entities=_tallies(
@@ -99,11 +104,9 @@ def scope_page(ctx: Context, value: ScopeInput) -> ScopePage:
                 "SELECT type, count(*) FROM entity_current WHERE status <> 'archived' "
                 "GROUP BY type ORDER BY type",
             ),
-            rules=_tallies(
-                conn, "SELECT status, count(*) FROM rule_state GROUP BY status ORDER BY status"
-            ),
+            rules=rules,
             sources=_tallies(conn, "SELECT kind, count(*) FROM source GROUP BY kind ORDER BY kind"),
-            pending=counts(conn),
+            pending=counts(conn, proposed_rules=proposed),
             top_level=int(
                 conn.execute(
                     "SELECT count(*) FROM entity_current "

@@ -37,10 +37,15 @@ __all__ = [
 ]
 
 
-def counts(conn: Connection) -> Counts:
+def counts(conn: Connection, proposed_rules: int | None = None) -> Counts:
+    """What waits in a scope; `proposed_rules` when the caller has counted them already."""
     entities = conn.execute(f"SELECT count(*) FROM ({PENDING_ENTITIES_SQL}) p").fetchone()[0]
     links = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) p").fetchone()[0]
-    rules = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
+    rules = (
+        proposed_rules
+        if proposed_rules is not None
+        else conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
+    )
     return Counts(entities=int(entities), links=int(links), rules=int(rules))
 
 
