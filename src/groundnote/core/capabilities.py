@@ -349,7 +349,8 @@ EXPORT: Capability[ExportInput, ExportOutput] = Capability(
     input=ExportInput,
     output=ExportOutput,
     description=(
-        "Export a scope's sources, attachments, rules and decisions as JSONL, losslessly: an "
+        "Export everything a scope holds as JSONL, losslessly: sources, attachments, rules, "
+        "decisions, entities with every version, links, reviews and the operation log. An "
         "import of it into an empty scope gives the same export again."
     ),
     handler=handlers.export,
@@ -368,9 +369,10 @@ IMPORT: Capability[ImportInput, ImportOutput] = Capability(
     input=ImportInput,
     output=ImportOutput,
     description=(
-        "Import an export into an empty scope: every row is checked as when it was first "
-        "written, and nothing is written unless all of it fits. Rule ids are renamed to the "
-        "target scope."
+        "Import an export into an empty scope (a scope holding anything is refused, nothing "
+        "is merged): every row is checked as when it was first written, and nothing is "
+        "written unless all of it fits. Ids are renamed to the target scope; the indexes "
+        "are rebuilt."
     ),
     handler=handlers.import_,
     http=HttpExposure("POST", "/v1/scopes/{scope}/import"),

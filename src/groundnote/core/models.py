@@ -20,7 +20,6 @@ from groundnote.core.rules import (
     RuleStatus,
 )
 from groundnote.core.sources import MailIn, MeetingIn
-from groundnote.core.transfer import ImportCounts
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import Day, EntityId, IdempotencyKey, RuleId, ScopeName
 from groundnote.domain.text import Prose
@@ -286,7 +285,9 @@ class ExportInput(StrictModel):
 class ExportOutput(BaseModel):
     scope: str
     lines: int
-    jsonl: str = Field(description="The export: a header line, then one JSON line per row.")
+    jsonl: str = Field(
+        description="The export (docs/export.md): a header line, then one JSON line per row."
+    )
 
 
 class ImportInput(StrictModel):
@@ -296,5 +297,7 @@ class ImportInput(StrictModel):
 
 class ImportOutput(BaseModel):
     scope: str
-    imported: ImportCounts
+    imported: dict[str, int] = Field(
+        description="Rows written per table; `skipped`: rows left out (call keys of another scope)."
+    )
     next: list[Next] = Field(default_factory=list, max_length=3)
