@@ -23,6 +23,11 @@ from groundnote.surfaces.cli.imports import import_group
 from groundnote.surfaces.cli.rebuild import rebuild_group
 from groundnote.surfaces.cli.serve import mcp_command, serve_command
 from groundnote.surfaces.cli.session import CliSession
+from groundnote.surfaces.cli.transfer import (
+    export_group,
+    import_impulses_command,
+    import_scope_command,
+)
 
 __all__ = ["cli", "main"]
 
@@ -59,12 +64,15 @@ for command in (
     person_group,
     rebuild_group,
     import_group,
+    export_group,
     check_command,
     backup_command,
     restore_command,
     docs_command,
 ):
     cli.add_command(command)
+import_group.add_command(import_scope_command)
+import_group.add_command(import_impulses_command)
 add_capability_commands(cli, build_registry())
 
 
