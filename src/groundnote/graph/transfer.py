@@ -7,9 +7,9 @@ record tells to re-read everything.
 
 The order is the one in which the tables' triggers accept the rows without the history's
 interleaving: all heads first; links next, while no entity has a version yet, so none is
-archived; then the versions, every non-archive version before any archive version (archive
-is terminal, so each entity's versions stay in order), so no version meets an archived
-parent. The closure fills at the end, so the cycle and has-children backstops, which read
+archived; then the versions, every version that leaves its entity archived (an archive, or the
+revert of a never-confirmed create) after all others (archived is terminal, so each entity's
+versions stay in order), so no version meets an archived parent. The closure fills at the end, so the cycle and has-children backstops, which read
 it, see nothing during the import: the rows passed them when they were first written.
 """
 
@@ -27,7 +27,7 @@ TABLES = (
     Table("link", order="seq", ids=("id", "from_ref", "to_ref")),
     Table(
         "entity_version",
-        order="CASE WHEN change = 'archive' THEN 1 ELSE 0 END, "
+        order="CASE WHEN status = 'archived' THEN 1 ELSE 0 END, "
         "(SELECT e.seq FROM entity e WHERE e.id = entity_version.id), version",
         ids=("id", "parent_id"),
     ),
