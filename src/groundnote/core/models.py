@@ -19,7 +19,7 @@ from groundnote.core.rules import (
     RuleOut,
     RuleStatus,
 )
-from groundnote.core.sources import MailIn, MeetingIn
+from groundnote.core.sources import MailIn, MeetingIn, NoteIn
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import Day, EntityId, IdempotencyKey, RuleId, ScopeName
 from groundnote.domain.text import Prose
@@ -256,7 +256,7 @@ class RetractInput(StrictModel):
 
 class StoreSourceInput(StrictModel):
     scope: ScopeName
-    source: Annotated[MailIn | MeetingIn, Field(discriminator="kind")]
+    source: Annotated[MailIn | MeetingIn | NoteIn, Field(discriminator="kind")]
 
 
 class FeedbackInput(StrictModel):

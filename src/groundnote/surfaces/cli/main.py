@@ -20,6 +20,7 @@ from groundnote.surfaces.cli.admin import (
 from groundnote.surfaces.cli.backup import backup_command, restore_command
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
 from groundnote.surfaces.cli.imports import import_group
+from groundnote.surfaces.cli.peer_import import basic_memory_command, memory_jsonl_command
 from groundnote.surfaces.cli.rebuild import rebuild_group
 from groundnote.surfaces.cli.serve import mcp_command, serve_command
 from groundnote.surfaces.cli.session import CliSession
@@ -73,6 +74,8 @@ for command in (
     cli.add_command(command)
 import_group.add_command(import_scope_command)
 import_group.add_command(import_impulses_command)
+import_group.add_command(memory_jsonl_command)
+import_group.add_command(basic_memory_command)
 add_capability_commands(cli, build_registry())
 
 
