@@ -2,6 +2,8 @@
 -- in place, so no rebuild: the three checks that list the source kinds are replaced, under
 -- PostgreSQL's default names for a column check (<table>_<column>_check) and the table check
 -- that ties the kind to the id (source_check). Regular expressions stand for SQLite's GLOB.
+-- SQLite's 0005 also recreates link_endpoints to look its ends up by key; the PL/pgSQL form
+-- of that trigger (graph/0002 here) is to do the same lookups.
 ALTER TABLE source DROP CONSTRAINT IF EXISTS source_id_check;
 ALTER TABLE source DROP CONSTRAINT IF EXISTS source_kind_check;
 ALTER TABLE source DROP CONSTRAINT IF EXISTS source_check;
