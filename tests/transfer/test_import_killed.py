@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from bench.transfer import synthetic_export
+
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, SCOPE_TRANSFER, open_runtime
 from groundnote.store import check_home
 
