@@ -86,7 +86,8 @@ class _Plan:
 def _place(
     entity: PeerEntity, plan: _Plan, invoke: Invoke, scope: str, summary: Summary
 ) -> str | None:
-    """The name's existing entity (a duplicate), or None: create it."""
+    """What the name duplicates (the first peer name of its form, or the id of a store
+    entity), or None: create it."""
     form = normalize(entity.name)
     first = plan.by_form.get(form)
     if first is not None and first != entity.name:
@@ -100,7 +101,7 @@ def _place(
             f"{entity.name} ({entity.origin}): duplicate of {best['id']} {best['name']} "
             f"({best['match']}, {best['score']:.2f})"
         )
-        plan.ids[entity.name] = best["id"]
+        plan.ids[entity.name] = plan.ids[best["id"]] = best["id"]
         return str(best["id"])
     plan.by_form[form] = entity.name
     return None
@@ -150,7 +151,7 @@ def run_import(
     for n, (name, entity) in enumerate(merged.items(), start=1):
         if progress is not None:
             progress("notes", n, len(merged))
-        entity_id = plan.ids.get(name, name if name.startswith(f"{scope}-e") else None)
+        entity_id = plan.ids.get(name)  # a name, or the id of the entity it duplicates
         for observation in entity.observations:
             summary.notes += 1
             summary.linked += 1
