@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from groundnote.auth import Right
 from groundnote.domain.clock import FixedClock
 from groundnote.domain.errors import ValidationFailed
 from groundnote.runtime import (
@@ -22,6 +23,7 @@ from groundnote.runtime import (
 from groundnote.store import check_home
 from groundnote.store.transfer import export_lines, import_lines, refuse_unless_empty
 from groundnote.surfaces.http.approval import approval_registry
+from tests.conftest import make_principal
 from tests.transfer.history import NOT_SCOPE_TRUTH, READS, Scope, Step, play, queries, reads
 
 KINDS = ("create", "move", "rename", "archive", "link", "review", "source", "rule", "decide")
@@ -49,6 +51,7 @@ class Homes:
     """Two homes on one clock: the original, and the one every export is imported into."""
 
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.clock = FixedClock(START)
         self.original = open_runtime(root / "original", environ={}, clock=self.clock)
         self.copy = open_runtime(root / "copy", environ={}, clock=self.clock)
@@ -151,3 +154,34 @@ def test_an_ended_link_keeps_its_valid_to(homes: Homes) -> None:
     assert '"valid_to":"2026-12-01T00:00:00.000Z"' in first
     load(copy, first)
     assert export(copy) == first
+
+
+def test_a_grants_import_leaves_out_the_call_keys_the_operators_keeps(homes: Homes) -> None:
+    original, copy = homes.scopes()
+    original.call(
+        "graph.entity_create",
+        scope=original.name,
+        type="topic",
+        name="Mit Schlüssel",
+        reason="keyed",
+        idempotency_key="k-1",
+    )
+    first = export(original)
+    assert '"table":"call_key"' in first
+    grant = copy.runtime.registry.get("core.import")
+    admin, _ = make_principal(
+        copy.runtime, f"admin-{copy.name}", {copy.name: Right.DECIDE}, ["api"]
+    )
+    out = copy.runtime.invoke(
+        grant, {"scope": copy.name, "jsonl": first}, principal=admin, channel="api"
+    ).model_dump()
+    assert out["imported"]["skipped"] == 1 and out["imported"]["call_key"] == 0
+    assert copy.rows("SELECT count(*) FROM call_key") == [0]
+    # the operator's import (what `groundnote import scope` runs) keeps them
+    third = open_runtime(homes.root / "third", environ={}, clock=homes.clock)
+    try:
+        operator = Scope.open(third, original.name)
+        assert load(operator, first)["call_key"] == 1
+        assert export(operator) == first
+    finally:
+        third.close()

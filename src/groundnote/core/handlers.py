@@ -76,7 +76,7 @@ from groundnote.core.sources import (
     source_row,
 )
 from groundnote.core.status import approval_mode
-from groundnote.core.transfer import EMPTY_SCOPE, MAX_IMPORT_CHARS
+from groundnote.core.transfer import CALLER_LEAVES_OUT, EMPTY_SCOPE, MAX_IMPORT_CHARS
 from groundnote.domain.errors import (
     NotFound,
     PayloadTooLarge,
@@ -534,7 +534,11 @@ def import_(ctx: Context, value: ImportInput) -> ImportOutput:
     transfer = ctx.services.get(Transfer)
     with ctx.write(value.scope) as conn:
         refuse_unless_empty(conn, transfer, value.scope, f"The scope {value.scope}", EMPTY_SCOPE)
-        counts = import_lines(conn, transfer, value.scope, value.jsonl.splitlines())
+        # Call keys replay answers to their actors' retries: one caller's file must not
+        # answer another grant's calls, so only the operator's `groundnote import` keeps them.
+        counts = import_lines(
+            conn, transfer, value.scope, value.jsonl.splitlines(), leave_out=CALLER_LEAVES_OUT
+        )
     return ImportOutput(
         scope=value.scope,
         imported=counts,

@@ -16,9 +16,12 @@ from groundnote.core.sources import insert_source
 from groundnote.store.sql import Connection
 from groundnote.store.transfer import Table
 
-__all__ = ["EMPTY_SCOPE", "LOG", "MAX_IMPORT_CHARS", "TRUTH", "finish"]
+__all__ = ["CALLER_LEAVES_OUT", "EMPTY_SCOPE", "LOG", "MAX_IMPORT_CHARS", "TRUTH", "finish"]
 
 MAX_IMPORT_CHARS = 50_000_000
+# What `core.import` (a grant's call) does not write: the scope's idempotency keys, whose
+# answers are replayed to the actors they name.
+CALLER_LEAVES_OUT = frozenset({"call_key"})
 EMPTY_SCOPE = "Create a new scope (`groundnote scope create NAME`) and import into it."
 
 

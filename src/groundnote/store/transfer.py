@@ -202,8 +202,11 @@ def import_lines(
     owner: str,
     lines: Iterable[str],
     progress: Progress | None = None,
+    leave_out: frozenset[str] = frozenset(),
 ) -> dict[str, int]:
     """Write an export into `owner` inside the caller's write transaction; rows per table.
+
+    The rows of the tables in `leave_out` are read, checked and counted as skipped.
 
     Rows are written as they are read (an import of any size holds one line at a time). A
     refusal rolls back to the savepoint taken first: nothing of the import stays, and a
@@ -228,7 +231,7 @@ def import_lines(
             done += 1
             if progress is not None and done % 1000 == 0:
                 progress("import", done, total)
-            if table.same_owner_only and old != owner:
+            if name in leave_out or (table.same_owner_only and old != owner):
                 skipped += 1
                 continue
             for column in table.ids:
