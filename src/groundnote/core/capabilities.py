@@ -303,8 +303,8 @@ STORE_SOURCE: Capability[StoreSourceInput, SourceOut] = Capability(
     input=StoreSourceInput,
     output=SourceOut,
     description=(
-        "Store a mail (id mail:<message-id>), a meeting record (id jamie:<id>) or a note (id "
-        "note:<id>: a short observation with date and author) with its "
+        "Store a mail (id mail:<message-id>), a meeting record (id jamie:<id>) or a note "
+        "(note:<id>, dated and signed) with its "
         "attachments, so that rules can cite it as evidence. Use it before propose_rule whenever "
         "the evidence is not stored yet. Storing the same content again changes nothing "
         "(stored: false); different content under an existing id is refused, because evidence "

@@ -114,10 +114,10 @@ class NoteIn(StrictModel):
 
     kind: Literal["note"] = "note"
     id: str = Field(pattern=r"^note:[A-Za-z0-9._-]{1,200}$", description="note:<id>.")
-    title: OneLine = Field(min_length=1, max_length=500, description="What the note is about.")
+    title: OneLine = Field(min_length=1, max_length=500)
     date: Day
-    author: Address = Field(description="Who wrote it down.")
-    text: str = Field(min_length=1, max_length=10_000, description="The observation.")
+    author: Address
+    text: str = Field(min_length=1, max_length=10_000)
     attachments: list[AttachmentIn] = Field(default_factory=list, max_length=50)
 
 
