@@ -120,6 +120,8 @@ def test_apply_creates_notes_and_proposed_links(memory_jsonl: Path, tmp_path: Pa
         home, "import", "memory-jsonl", str(memory_jsonl), "--scope", "sales", "--apply"
     )
     assert "entities created: 0" in again.output, again.output
+    assert "notes stored: 0" in again.output and "links proposed: 0" in again.output
+    assert "notes and links there already: 12" in again.output  # 5 notes, 5 + 2 links
     assert _table(home, "SELECT count(*) FROM entity") == [(4,)]
 
 

@@ -55,7 +55,13 @@ class Summary:
     duplicates: list[str] = field(default_factory=list)  # "name: duplicate of …"
     notes: int = 0
     linked: int = 0
+    unchanged: int = 0  # notes and links a run before stored already
     skipped: list[str] = field(default_factory=list)  # what was left out, and why
+
+    def count(self, stored: bool | None, linked: bool) -> None:
+        self.notes += bool(stored)
+        self.linked += linked
+        self.unchanged += (stored is False) + (not linked)
 
     def lines(self, applied: bool) -> list[str]:
         verb = "" if applied else "would be "
@@ -63,6 +69,7 @@ class Summary:
             f"entities {verb}created: {len(self.created)}",
             f"notes {verb}stored: {self.notes}",
             f"links {verb}proposed: {self.linked}",
+            f"notes and links there already: {self.unchanged}",
             f"duplicates, not created: {len(self.duplicates)}",
             *(f"  {d}" for d in self.duplicates),
             f"skipped: {len(self.skipped)}",
@@ -153,13 +160,15 @@ def run_import(
             progress("notes", n, len(merged))
         entity_id = plan.ids.get(name)  # a name, or the id of the entity it duplicates
         for observation in entity.observations:
-            summary.notes += 1
-            summary.linked += 1
-            if not apply or entity_id is None:
+            if not apply:
+                summary.notes += 1
+                summary.linked += 1
+                continue
+            if entity_id is None:  # its create was refused as a duplicate, listed above
                 continue
             note = _note_id(entity.name, observation.text)
             title = entity.name + (f" ({observation.category})" if observation.category else "")
-            invoke(
+            stored = invoke(
                 "core.store_source",
                 scope=scope,
                 source={
@@ -170,8 +179,11 @@ def run_import(
                     "author": observation.author[:320],
                     "text": observation.text[:10_000],
                 },
+            )["stored"]
+            linked = _link(
+                invoke, scope, f"source/{note}", f"entity/{entity_id}", "concerns", reason
             )
-            _link(invoke, scope, f"source/{note}", f"entity/{entity_id}", "concerns", reason)
+            summary.count(stored, linked)
     for n, relation in enumerate(graph.relations, start=1):
         if progress is not None:
             progress("relations", n, len(graph.relations))
@@ -183,16 +195,15 @@ def run_import(
                 f"({relation.origin}): no entity {missing[0]!r} in the import or the scope"
             )
             continue
-        summary.linked += 1
         if not apply:
+            summary.linked += 1
             continue
         first, second = plan.ids[relation.source], plan.ids[relation.target]
         if first is None or second is None or first == second:
-            summary.linked -= 1
             summary.skipped.append(f"relation {relation.source} -> {relation.target}: one entity")
             continue
         kind = "same_as" if relation.type.lower() in SAME else "belongs_to"
-        _link(
+        linked = _link(
             invoke,
             scope,
             f"entity/{first}",
@@ -200,11 +211,13 @@ def run_import(
             kind,
             f"{reason}: {relation.source} {relation.type} {relation.target}",
         )
+        summary.count(None, linked)
     return summary
 
 
-def _link(invoke: Invoke, scope: str, from_ref: str, to_ref: str, kind: str, reason: str) -> None:
-    invoke(
+def _link(invoke: Invoke, scope: str, from_ref: str, to_ref: str, kind: str, reason: str) -> bool:
+    """Propose the link; whether it is new (an open one of the same kind answers as it is)."""
+    out = invoke(
         "graph.link_propose",
         scope=scope,
         from_ref=from_ref,
@@ -213,6 +226,7 @@ def _link(invoke: Invoke, scope: str, from_ref: str, to_ref: str, kind: str, rea
         confidence=CONFIDENCE,
         reason=reason[:1000],
     )
+    return bool(out["created"])
 
 
 def _types(option: str | None) -> dict[str, str]:
