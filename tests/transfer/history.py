@@ -238,12 +238,19 @@ READS: dict[str, Inputs] = {
     "structure.source": _each(
         "SELECT id FROM source ORDER BY seq", lambda s, i: {"scope": s.name, "id": i}
     ),
+    "structure.tree": _each(
+        "SELECT id FROM entity ORDER BY seq", lambda s, i: {"scope": s.name, "id": i}
+    ),
+    "structure.entity": _each("SELECT id FROM entity ORDER BY seq", lambda s, i: {"id": i}),
 }
 IMPULSES = "an organisation's impulses: compared in test_impulses_roundtrip.py"
 # Read capabilities whose answers are not the scope's truth, so a transfer need not keep them.
 NOT_SCOPE_TRUTH = {
     "core.list_scopes": "the home's registry (which scopes exist), not one scope's content",
     "core.export": "compared byte for byte on its own",
+    "structure.scope": "its latest changes are the operation log's, which no transfer carries",
+    "structure.activity": "the operation log, which no transfer carries",
+    "structure.search": "core.search's own handler and bundles, compared as core.search",
     "knowledge_base.record": "a projection of a bound checkout, rebuilt from it",
     "knowledge_base.candidates": "a projection of a bound checkout, rebuilt from it",
     "knowledge_base.status": "a projection of a bound checkout, rebuilt from it",
