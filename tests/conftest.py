@@ -8,6 +8,7 @@ fixtures of tests/surfaces/conftest.py for the real transports.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,10 +17,19 @@ from typing import Any
 import pytest
 
 from groundnote.auth import Principal, Right, create_grant
+from groundnote.config import Config, SearchConfig
 from groundnote.domain.clock import FixedClock
 from groundnote.runtime import Runtime, open_runtime
 
 Call = Callable[..., dict[str, Any]]
+
+# The suite runs with semantic search off, so every test written before embeddings existed
+# shows that the off switch gives today's answers exactly (in this process, and through the
+# environment in the processes tests start); tests/core/test_semantic*.py turn it on.
+SearchConfig.model_fields["semantic"].default = "off"
+SearchConfig.model_rebuild(force=True)
+Config.model_rebuild(force=True)
+os.environ["GROUNDNOTE_SEARCH__SEMANTIC"] = "off"
 
 
 @pytest.fixture
