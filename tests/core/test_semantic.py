@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from groundnote.auth import Right
 from groundnote.config import SearchConfig
@@ -16,6 +17,7 @@ from groundnote.core.vectors import rebuild_vectors, vector_drift, vector_index
 from groundnote.domain.clock import FixedClock
 from groundnote.embedding import embedder_for
 from groundnote.runtime import Runtime, open_runtime
+from groundnote.surfaces.cli.main import cli
 from tests.conftest import Call, make_principal
 from tests.core.conftest import mail, propose
 
@@ -57,9 +59,7 @@ def ask(semantic: Runtime) -> Call:
 @pytest.fixture
 def rules(ask: Call) -> list[str]:
     ask("core.store_source", scope="sales", source=mail(1))
-    return [
-        propose(ask, text, ["source/mail:<m1@example.org>"])["id"] for text in RULES
-    ]
+    return [propose(ask, text, ["source/mail:<m1@example.org>"])["id"] for text in RULES]
 
 
 def _heads(answer: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -128,9 +128,13 @@ def test_vectors_written_lazily_equal_a_rebuild(
 def test_a_new_rule_is_searchable_at_once(ask: Call, rules: list[str]) -> None:
     ask("core.search", scope="sales", query="Kantine")
     new = propose(
-        ask, "Firmenwagen werden jeden Freitag vollgetankt zurückgegeben.", ["source/mail:<m1@example.org>"]
+        ask,
+        "Firmenwagen werden jeden Freitag vollgetankt zurückgegeben.",
+        ["source/mail:<m1@example.org>"],
     )
-    heads = _heads(ask("core.search", scope="sales", query="Wann muss das Dienstauto betankt sein?"))
+    heads = _heads(
+        ask("core.search", scope="sales", query="Dienstauto am Ende der Woche auftanken")
+    )
     assert heads[0][0] == new["id"]
 
 
@@ -191,3 +195,42 @@ def _vectors(runtime: Runtime) -> dict[tuple[str, int], np.ndarray]:
             (r[0], r[1]): np.frombuffer(r[2], dtype="<f4")
             for r in conn.execute("SELECT kind, seq, vector FROM text_vector ORDER BY kind, seq")
         }
+
+
+def test_check_finds_missing_vectors_and_rebuild_vectors_mends_them(
+    ask: Call, rules: list[str], semantic: Runtime
+) -> None:
+    runner = CliRunner()
+    home = ["--home", str(semantic.home.path)]
+    env = ON  # the command line reads its configuration from the environment
+    bad = runner.invoke(cli, [*home, "check"], env=env)
+    assert bad.exit_code == 1
+    assert f"{len(RULES)} rules lack a vector of" in bad.output
+    assert "run `groundnote rebuild vectors --scope sales`" in bad.output
+    mended = runner.invoke(cli, [*home, "rebuild", "vectors", "--scope", "sales"], env=env)
+    assert mended.exit_code == 0, mended.output
+    assert f"{len(RULES) + 1} rules and sources embedded" in mended.output
+    assert runner.invoke(cli, [*home, "check"], env=env).exit_code == 0
+
+
+def test_an_import_of_mails_embeds_them_in_batches(semantic: Runtime, tmp_path: Path) -> None:
+    semantic.home.create_scope("mails", approval_mode="auto")
+    box = tmp_path / "box.mbox"
+    box.write_text(
+        "".join(
+            f"From a@example.org Mon Oct  5 08:00:00 2026\nFrom: a@example.org\n"
+            f"To: b@example.org\nSubject: Lieferung {n}\nMessage-ID: <l{n}@example.org>\n"
+            f"Date: Mon, 05 Oct 2026 08:00:00 +0000\n\nDie Lieferung {n} kommt am Montag.\n\n"
+            for n in range(70)
+        )
+    )
+    _, token = make_principal(semantic, "importer", {"mails": Right.PROPOSE}, ["cli"])
+    result = CliRunner().invoke(
+        cli,
+        ["--home", str(semantic.home.path), "import", "mail", "--scope", "mails", str(box)],
+        env={**ON, "GROUNDNOTE_TOKEN": token},
+    )
+    assert result.exit_code == 0, result.output
+    assert "stored 70" in result.output and "embedded 70 texts" in result.output
+    with semantic.home.scope_db("mails").read() as conn:
+        assert conn.execute("SELECT count(*) FROM text_vector").fetchone()[0] == 70

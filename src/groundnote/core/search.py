@@ -278,7 +278,9 @@ def _semantic_heads(
     if best:
         top = max(best.values())
         best = {seq: score for seq, score in best.items() if score >= top - SEMANTIC_MARGIN}
-    heads = _heads_for(conn, {seq: -score for seq, score in best.items()}, day, include_proposed, only)
+    heads = _heads_for(
+        conn, {seq: -score for seq, score in best.items()}, day, include_proposed, only
+    )
     heads.sort(key=lambda h: (h[2], _recency(h[3]), h[0]))
     return [(rid, _recency(vf)) for rid, _, _, vf in heads]
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from groundnote.config import SearchConfig
 from groundnote.domain.progress import Progress
-from groundnote.embedding import Embedder
+from groundnote.embedding import Embedder, embedder_for
 from groundnote.embedding.base import Matrix, Vector
 from groundnote.store import Database
 from groundnote.store import changes as change_record
@@ -37,6 +38,7 @@ __all__ = [
     "CHANGE_KIND",
     "VectorIndex",
     "catch_up",
+    "embed_new",
     "rebuild_vectors",
     "vector_drift",
     "vector_index",
@@ -205,9 +207,7 @@ class VectorIndex:
                 self._covered = newest
             return total
 
-    def nearest(
-        self, query: Vector, kind: str, k: int, floor: float
-    ) -> list[tuple[int, float]]:
+    def nearest(self, query: Vector, kind: str, k: int, floor: float) -> list[tuple[int, float]]:
         """The `k` texts of `kind` most similar to `query` from `floor` on, best first."""
         with self._lock:
             self._refresh()
@@ -239,9 +239,7 @@ class VectorIndex:
 
 
 _INDEXES_LOCK = threading.Lock()
-_INDEXES: weakref.WeakKeyDictionary[Database, dict[str, VectorIndex]] = (
-    weakref.WeakKeyDictionary()
-)
+_INDEXES: weakref.WeakKeyDictionary[Database, dict[str, VectorIndex]] = weakref.WeakKeyDictionary()
 
 
 def vector_index(db: Database, embedder: Embedder) -> VectorIndex:
@@ -257,6 +255,13 @@ def vector_index(db: Database, embedder: Embedder) -> VectorIndex:
 def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None) -> int:
     """Embed every text of the scope that lacks a vector of the model (a bulk writer's call)."""
     return vector_index(db, embedder).catch_up(limit=None, progress=progress)
+
+
+def embed_new(db: Database, config: SearchConfig, progress: Progress | None = None) -> int:
+    """After a bulk write (a mail import): embed what it added, in batches; 0 when off."""
+    if config.semantic == "off":
+        return 0
+    return catch_up(db, embedder_for(config), progress)
 
 
 def rebuild_vectors(db: Database, embedder: Embedder, progress: Progress | None = None) -> int:

@@ -62,4 +62,5 @@ class LocalE5:
     def _query(self, text: str) -> Vector:
         with self._lock:
             row = self._model.query(text)
-        return unit_rows(row)[0]
+        vector: Vector = unit_rows(row)[0]
+        return vector

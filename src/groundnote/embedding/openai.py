@@ -59,7 +59,8 @@ class OpenAIEndpoint:
         )
 
     def _query(self, text: str) -> Vector:
-        return self._embed([text])[0]
+        vector: Vector = self._embed([text])[0]
+        return vector
 
     def _embed(self, texts: list[str]) -> Matrix:
         try:

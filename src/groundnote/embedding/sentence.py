@@ -54,4 +54,5 @@ class SentenceTransformersFolder:
         return unit_rows(self._model.encode(list(texts), batch_size=32))
 
     def _query(self, text: str) -> Vector:
-        return unit_rows(self._model.encode([text]))[0]
+        vector: Vector = unit_rows(self._model.encode([text]))[0]
+        return vector
