@@ -263,10 +263,14 @@ def _semantic_heads(
     include_proposed: bool,
     only: HeadRestriction | None,
 ) -> list[tuple[str, str]]:
-    """(rule id, recency) of the heads nearest to the query, best first: by their statement or
-    through a source their evidence cites, whichever is nearer."""
-    best = dict(side.index.nearest(side.query, "rule", SEMANTIC_POOL, side.floor))
+    """(rule id, recency) of the heads nearest to the query, best first: those near by their
+    statement, then those near only through a source their evidence cites (as full text puts
+    direct hits first: a mail many rules cite must not lift them all above the one meant)."""
+    direct = dict(side.index.nearest(side.query, "rule", SEMANTIC_POOL, side.floor))
     sources = dict(side.index.nearest(side.query, "source", SEMANTIC_POOL, side.floor))
+    top = max([*direct.values(), *sources.values()], default=0.0)
+    direct = {seq: score for seq, score in direct.items() if score >= top - SEMANTIC_MARGIN}
+    via: dict[int, float] = {}
     if sources:
         marks = ",".join("?" for _ in sources)
         for rule_seq, source_seq in conn.execute(
@@ -274,15 +278,17 @@ def _semantic_heads(
             f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks}) ORDER BY r.seq, s.seq",
             list(sources),
         ):
-            best[rule_seq] = max(best.get(rule_seq, -1.0), sources[source_seq])
-    if best:
-        top = max(best.values())
-        best = {seq: score for seq, score in best.items() if score >= top - SEMANTIC_MARGIN}
-    heads = _heads_for(
-        conn, {seq: -score for seq, score in best.items()}, day, include_proposed, only
-    )
-    heads.sort(key=lambda h: (h[2], _recency(h[3]), h[0]))
-    return [(rid, _recency(vf)) for rid, _, _, vf in heads]
+            score = sources[source_seq]
+            if rule_seq not in direct and score >= top - SEMANTIC_MARGIN:
+                via[rule_seq] = max(via.get(rule_seq, -1.0), score)
+    ranked = []
+    for stage, seqs in enumerate((direct, via)):
+        for rid, _, rank, vf in _heads_for(
+            conn, {seq: -score for seq, score in seqs.items()}, day, include_proposed, only
+        ):
+            ranked.append(((stage, rank, _recency(vf), rid), _recency(vf)))
+    ranked.sort()
+    return [(key[3], recency) for key, recency in ranked]
 
 
 def _voting(conn: Connection, terms: list[str], hits: list[Hit]) -> set[str]:
