@@ -259,34 +259,41 @@ def _semantic_side(
 def _semantic_heads(
     conn: Connection,
     side: _Semantic,
+    wanted: int,
     day: str,
     include_proposed: bool,
     only: HeadRestriction | None,
 ) -> list[tuple[str, str]]:
     """(rule id, recency) of the heads nearest to the query, best first: those near by their
     statement, then those near only through a source their evidence cites (as full text puts
-    direct hits first: a mail many rules cite must not lift them all above the one meant)."""
-    direct = dict(side.index.nearest(side.query, "rule", SEMANTIC_POOL, side.floor))
-    sources = dict(side.index.nearest(side.query, "source", SEMANTIC_POOL, side.floor))
-    top = max([*direct.values(), *sources.values()], default=0.0)
-    direct = {seq: score for seq, score in direct.items() if score >= top - SEMANTIC_MARGIN}
-    via: dict[int, float] = {}
-    if sources:
-        marks = ",".join("?" for _ in sources)
-        for rule_seq, source_seq in conn.execute(
-            f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
-            f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks}) ORDER BY r.seq, s.seq",
-            list(sources),
-        ):
-            score = sources[source_seq]
-            if rule_seq not in direct and score >= top - SEMANTIC_MARGIN:
-                via[rule_seq] = max(via.get(rule_seq, -1.0), score)
-    ranked = []
-    for stage, seqs in enumerate((direct, via)):
-        for rid, _, rank, vf in _heads_for(
+    direct hits first: a mail many rules cite must not lift them all above the one meant).
+    As in full text, the sources are compared only when the statements give fewer than
+    `wanted` heads: they are half of what a search would read."""
+
+    def heads(seqs: dict[int, float], stage: int) -> list[tuple[tuple[int, float, str, str], str]]:
+        found = _heads_for(
             conn, {seq: -score for seq, score in seqs.items()}, day, include_proposed, only
-        ):
-            ranked.append(((stage, rank, _recency(vf), rid), _recency(vf)))
+        )
+        return [((stage, rank, _recency(vf), rid), _recency(vf)) for rid, _, rank, vf in found]
+
+    direct = dict(side.index.nearest(side.query, "rule", SEMANTIC_POOL, side.floor))
+    top = max(direct.values(), default=side.floor)
+    ranked = heads({seq: v for seq, v in direct.items() if v >= top - SEMANTIC_MARGIN}, 0)
+    if len(ranked) < wanted:
+        sources = dict(side.index.nearest(side.query, "source", SEMANTIC_POOL, side.floor))
+        top = max(top, *sources.values()) if sources else top
+        via: dict[int, float] = {}
+        if sources:
+            marks = ",".join("?" for _ in sources)
+            for rule_seq, source_seq in conn.execute(
+                f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
+                f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks}) ORDER BY r.seq, s.seq",
+                list(sources),
+            ):
+                score = sources[source_seq]
+                if rule_seq not in direct and score >= top - SEMANTIC_MARGIN:
+                    via[rule_seq] = max(via.get(rule_seq, -1.0), score)
+        ranked += heads(via, 1)
     ranked.sort()
     return [(key[3], recency) for key, recency in ranked]
 
@@ -352,7 +359,7 @@ def search_scope(
         if semantic is None:
             matched = [(h, None) for h in hits]
         else:
-            near = _semantic_heads(conn, semantic, day, value.include_proposed, only)
+            near = _semantic_heads(conn, semantic, value.limit, day, value.include_proposed, only)
             matched = list(_hybrid(conn, terms, hits, near, value.limit))
         today = ctx.today()
         base = ctx.public_url()
