@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from usearch.index import MetricKind, search
+from usearch.compiled import MetricKind
+from usearch.index import search
 
 from groundnote.config import SearchConfig
 from groundnote.domain.progress import Progress
