@@ -1,5 +1,8 @@
 """`search`: full text over rule statements and source text; heads are rules in force on
-`as_of`, ranked by bm25 then recency, each built into a bundle. Every search is logged with
+`as_of`, ranked by bm25 then recency, each built into a bundle. With `search.semantic` on, the
+rules and sources nearest to the question by embedding are fused with the full-text hits
+(core/hybrid.py), and each head says what found it (`match`); off, the answer is full text
+alone, exactly as before embeddings existed. Every search is logged with
 its terms, the refs it returned and its stages, so that `feedback` can refer to it.
 
 What search is built from is a `SearchComposition` the composition root (`runtime.py`)
