@@ -234,3 +234,11 @@ def test_an_import_of_mails_embeds_them_in_batches(semantic: Runtime, tmp_path: 
     assert "stored 70" in result.output and "embedded 70 texts" in result.output
     with semantic.home.scope_db("mails").read() as conn:
         assert conn.execute("SELECT count(*) FROM text_vector").fetchone()[0] == 70
+
+
+def test_a_scope_far_behind_is_caught_up_a_bounded_step_a_search(
+    rules: list[str], semantic: Runtime
+) -> None:
+    index = vector_index(semantic.home.scope_db("sales"), embedder_for(semantic.config.search))
+    assert [index.catch_up(limit=4) for _ in range(3)] == [4 + 1, len(RULES) - 4, 0]
+    assert len(index) == len(RULES) + 1

@@ -47,9 +47,10 @@ __all__ = [
 ]
 
 CHANGE_KIND = "text_vector"
-# A search embeds at most this many new texts before it answers (about 3 s with the local
-# model); the rest follow on the next searches, and a bulk writer catches up itself.
-CATCH_UP_MAX = 100
+# A search embeds at most this many new texts of each kind before it answers (0.5-1 s with
+# the local model on a loaded 2-core machine); the rest follow on the next searches, and a
+# bulk writer (mail import) catches up itself.
+CATCH_UP_MAX = 16
 # Texts embedded and written per transaction by a catch-up or a rebuild.
 BATCH = 64
 # A source's text is cut here: the local model reads 512 tokens, and a long body's start says
@@ -203,11 +204,13 @@ class VectorIndex:
         return db
 
     def catch_up(self, limit: int | None = CATCH_UP_MAX, progress: Progress | None = None) -> int:
-        """Embed and write texts that lack a vector of the model; how many were embedded.
+        """Embed and write texts that lack a vector of the model (at most `limit` of each
+        kind); how many were embedded.
 
         The first call of a process looks at every text (one anti-join over the scope); later
-        calls only at texts above the newest seq seen, which costs two index look-ups when
-        nothing was added.
+        calls only at texts above the last seq done, which costs two index look-ups when
+        nothing was added. A scope far behind (a model changed without a rebuild) is caught
+        up `limit` texts a search, each search starting where the last one stopped.
         """
         with self._lock:
             db = self._database()
@@ -215,10 +218,12 @@ class VectorIndex:
             found, newest = _pending(db, self._embedder.model_id, after, limit)
             total = sum(len(texts) for texts in found.values())
             done = 0
+            covered = dict(newest)
             for kind in KINDS:
                 done = _embed_into(db, self._embedder, kind, found[kind], progress, done, total)
-            if limit is None or total < limit:
-                self._covered = newest
+                if limit is not None and len(found[kind]) == limit:
+                    covered[kind] = found[kind][-1][0]
+            self._covered = covered
             return total
 
     def nearest(self, query: Vector, kind: str, k: int, floor: float) -> list[tuple[int, float]]:
