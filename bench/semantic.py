@@ -211,6 +211,11 @@ def cost(n: int, queries: int) -> None:
         print(f"catch-up when nothing is new: {(time.perf_counter() - started) * 10:.2f} ms")
         questions = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(queries)]
         counter = iter(range(10**9))
+        probe = vectors[0]
+        scan = time_calls(lambda: index.nearest(probe, "rule", 100, -1.0), 50, warmup=5)
+        print(
+            f"exact scan of the {n:,} rule vectors alone: p50 {scan.p50:.1f} ms, p95 {scan.p95:.1f} ms"
+        )
 
         def run(text: str) -> None:
             runtime.invoke(
