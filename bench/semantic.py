@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import peak_rss_mb, print_table, time_calls
+from bench.common import print_table, time_calls
 from bench.core import WORDS, generate
 from groundnote.auth import Right, create_grant
 from groundnote.core.capabilities import PROPOSE_RULE, SEARCH, STORE_SOURCE
@@ -190,7 +190,6 @@ def cost(n: int, queries: int) -> None:
                     for i in range(2 * n)
                 ],
             )
-        rss_before = peak_rss_mb()
         index = vector_index(db, embedder)
         started = time.perf_counter()
         index.catch_up()
@@ -201,9 +200,9 @@ def cost(n: int, queries: int) -> None:
         loaded = len(index)
         load_s = time.perf_counter() - started
         print(
-            f"loaded {loaded:,} vectors in {load_s:.2f} s; vectors in memory "
-            f"{2 * n * dim * 4 / 1e6 / (2 * n / 100_000):.1f} MB per 100,000 "
-            f"(peak RSS grew {peak_rss_mb() - rss_before:.0f} MB)"
+            f"loaded {loaded:,} vectors in {load_s:.2f} s; in memory as float16 "
+            f"{dim * 2 * 100_000 / 1e6:.1f} MB per 100,000 (stored as float32: "
+            f"{dim * 4 * 100_000 / 1e6:.1f} MB per 100,000 in the file)"
         )
         started = time.perf_counter()
         for _ in range(100):
