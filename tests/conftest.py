@@ -8,6 +8,7 @@ fixtures of tests/surfaces/conftest.py for the real transports.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,11 +16,27 @@ from typing import Any
 
 import pytest
 
+import groundnote.runtime
 from groundnote.auth import Principal, Right, create_grant
+from groundnote.config import Config, load_config
 from groundnote.domain.clock import FixedClock
 from groundnote.runtime import Runtime, open_runtime
 
 Call = Callable[..., dict[str, Any]]
+
+# The suite runs with semantic search off unless a test asks for it, so every test written
+# before embeddings existed shows that the off switch gives today's answers exactly: in this
+# process (every runtime's configuration) and, through the environment, in the processes
+# tests start. tests/core/test_semantic.py turns it on with GROUNDNOTE_SEARCH__SEMANTIC=on.
+SEMANTIC_OFF = {"GROUNDNOTE_SEARCH__SEMANTIC": "off"}
+os.environ.update(SEMANTIC_OFF)
+
+
+def _semantic_off_unless_asked(home: Path, environ: dict[str, str] | None = None) -> Config:
+    return load_config(home, {**SEMANTIC_OFF, **(os.environ if environ is None else environ)})
+
+
+groundnote.runtime.load_config = _semantic_off_unless_asked  # type: ignore[assignment]
 
 
 @pytest.fixture

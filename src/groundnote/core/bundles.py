@@ -116,6 +116,13 @@ class HeadBase(BaseModel):
     quote: str | None
     still_valid: str = Field(description='The "still valid?" hint: pass it on.')
     approval_url: str | None
+    match: Literal["text", "semantic", "both"] | None = Field(
+        None,
+        description=(
+            'What found it: "text" (its words), "semantic" (only its meaning: weigh it, the '
+            'words differ), "both"; null when semantic search is off.'
+        ),
+    )
 
 
 class Head(HeadBase):

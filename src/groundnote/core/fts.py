@@ -29,6 +29,7 @@ __all__ = [
     "normalize",
     "query_terms",
     "rebuild_fts",
+    "word_set",
 ]
 
 _FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
@@ -130,6 +131,11 @@ def _bare(token: str) -> str:
 
 def _words(texts: Iterable[str]) -> set[str]:
     return {_bare(t) for text in texts for t in _TOKEN.findall(text)}
+
+
+def word_set(normalized: str) -> set[str]:
+    """The words of a normalized text as the index stores them (diacritics removed)."""
+    return _words([normalized])
 
 
 def expand_prefixes(conn: Connection, terms: list[str]) -> dict[str, list[str]]:

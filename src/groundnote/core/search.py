@@ -1,5 +1,8 @@
 """`search`: full text over rule statements and source text; heads are rules in force on
-`as_of`, ranked by bm25 then recency, each built into a bundle. Every search is logged with
+`as_of`, ranked by bm25 then recency, each built into a bundle. With `search.semantic` on, the
+rules and sources nearest to the question by embedding are fused with the full-text hits
+(core/hybrid.py), and each head says what found it (`match`); off, the answer is full text
+alone, exactly as before embeddings existed. Every search is logged with
 its terms, the refs it returned and its stages, so that `feedback` can refer to it.
 
 What search is built from is a `SearchComposition` the composition root (`runtime.py`)
@@ -13,6 +16,7 @@ ranked pool itself instead of the page after it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,9 +35,14 @@ from groundnote.core.bundles import (
     head_condition,
 )
 from groundnote.core.fts import expand_prefixes, match_all, match_any
+from groundnote.core.hybrid import fuse, shared_terms, votes
 from groundnote.core.models import SearchInput
 from groundnote.core.rules import rules_by_id
+from groundnote.core.vectors import VectorIndex, vector_index
 from groundnote.domain.errors import ValidationFailed
+from groundnote.embedding import embedder_for
+from groundnote.embedding.base import Vector
+from groundnote.store import Database
 from groundnote.store.oplog import OpLogEntry, write_entry
 from groundnote.store.sql import Connection
 
@@ -54,6 +63,11 @@ __all__ = [
 POOL_FACTOR = 4
 POOL_MIN = 40
 RANK_WINDOW = 1000
+# Nearest rules and nearest sources read per semantic search, before the head filter.
+SEMANTIC_POOL = 100
+# The local model's similarities bunch together (unrelated texts score 0.74-0.79): besides
+# the floor, a semantic hit must come within this distance of the best one.
+SEMANTIC_MARGIN = 0.06
 
 
 @dataclass(frozen=True)
@@ -216,12 +230,123 @@ class _Stage:
         return _heads_for(self.conn, seqs, self.day, self.include_proposed, self.only)
 
 
+@dataclass(frozen=True)
+class _Semantic:
+    """The query's side of a semantic search in one scope: its vector and the scope's index."""
+
+    index: VectorIndex
+    query: Vector
+    floor: float
+
+
+def _semantic_side(
+    ctx: Context, db: Database, query: str, stages: dict[str, Any]
+) -> _Semantic | None:
+    """None when semantic search is off; else the caught-up index and the query's vector."""
+    config = ctx.config.search
+    if config.semantic == "off":
+        return None
+    started = time.perf_counter()
+    embedder = embedder_for(config)
+    index = vector_index(db, embedder)
+    embedded = index.catch_up()
+    vector = embedder.query(query)
+    stages["semantic"] = {
+        "model": embedder.model_id,
+        "embedded": embedded,
+        "ms": round((time.perf_counter() - started) * 1000, 2),
+    }
+    return _Semantic(index, vector, config.min_similarity)
+
+
+def _semantic_heads(
+    conn: Connection,
+    side: _Semantic,
+    wanted: int,
+    day: str,
+    include_proposed: bool,
+    only: HeadRestriction | None,
+) -> list[tuple[str, str]]:
+    """(rule id, recency) of the heads nearest to the query, best first: those near by their
+    statement, then those near only through a source their evidence cites (as full text puts
+    direct hits first: a mail many rules cite must not lift them all above the one meant).
+    As in full text, the sources are compared only when the statements give fewer than
+    `wanted` heads: they are half of what a search would read."""
+
+    def heads(seqs: dict[int, float], stage: int) -> list[tuple[tuple[int, float, str, str], str]]:
+        found = _heads_for(
+            conn, {seq: -score for seq, score in seqs.items()}, day, include_proposed, only
+        )
+        return [((stage, rank, _recency(vf), rid), _recency(vf)) for rid, _, rank, vf in found]
+
+    direct = dict(side.index.nearest(side.query, "rule", SEMANTIC_POOL, side.floor))
+    top = max(direct.values(), default=side.floor)
+    ranked = heads({seq: v for seq, v in direct.items() if v >= top - SEMANTIC_MARGIN}, 0)
+    if len(ranked) < wanted:
+        sources = dict(side.index.nearest(side.query, "source", SEMANTIC_POOL, side.floor))
+        top = max(top, *sources.values()) if sources else top
+        via: dict[int, float] = {}
+        if sources:
+            marks = ",".join("?" for _ in sources)
+            for rule_seq, source_seq in conn.execute(
+                f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
+                f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks}) ORDER BY r.seq, s.seq",
+                list(sources),
+            ):
+                score = sources[source_seq]
+                if rule_seq not in direct and score >= top - SEMANTIC_MARGIN:
+                    via[rule_seq] = max(via.get(rule_seq, -1.0), score)
+        ranked += heads(via, 1)
+    ranked.sort()
+    return [(key[3], recency) for key, recency in ranked]
+
+
+def _voting(conn: Connection, terms: list[str], hits: list[Hit]) -> set[str]:
+    """The full-text hits that vote in the fusion: a first-stage hit holds every term; a
+    second-stage hit votes when its statement or quote shares enough of them, one found only
+    through a source does not."""
+    voting = {h.rule_id for h in hits if h.key[0] == 1}
+    wider = [h.rule_id for h in hits if h.key[0] == 2 and h.key[1] == 0]
+    if wider:
+        marks = ",".join("?" for _ in wider)
+        for rid, statement, quote in conn.execute(
+            f"SELECT id, statement, evidence_quote FROM rule WHERE id IN ({marks}) ORDER BY id",
+            wider,
+        ):
+            if votes(terms, shared_terms(terms, f"{statement} {quote or ''}")):
+                voting.add(rid)
+    return voting
+
+
+def _hybrid(
+    conn: Connection,
+    terms: list[str],
+    hits: list[Hit],
+    semantic: list[tuple[str, str]],
+    limit: int,
+) -> list[tuple[Hit, str]]:
+    """The page: fused heads first (key stage 0, by fused score), then the full-text hits that
+    did not vote, in today's order."""
+    recency = {h.rule_id: h.key[3] for h in hits} | dict(semantic)
+    fused = fuse([h.rule_id for h in hits], _voting(conn, terms, hits), [r for r, _ in semantic])
+    page = [(Hit(f.rule_id, (0, 0, -f.score, recency[f.rule_id])), f.match) for f in fused]
+    placed = {f.rule_id for f in fused}
+    page += [
+        (Hit(h.rule_id, (h.key[0] + 1, h.key[1], h.key[2], h.key[3])), "text")
+        for h in hits
+        if h.rule_id not in placed
+    ]
+    return page[:limit]
+
+
 def search_scope(
     ctx: Context, scope: str, terms: list[str], value: SearchInput, day: str, stages: dict[str, Any]
 ) -> list[tuple[Hit, Bundle]]:
     pool = max(POOL_MIN, value.limit * POOL_FACTOR)
     composition = ctx.services.get(SearchComposition)
-    with ctx.scope_db(scope).read() as conn:
+    db = ctx.scope_db(scope)
+    semantic = _semantic_side(ctx, db, value.query, stages)
+    with db.read() as conn:
         only = composition.restriction(conn, ctx.config, scope, value.entity, day)
         words = expand_prefixes(conn, terms)
         first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed, only)
@@ -233,28 +358,33 @@ def search_scope(
             hits += second.hits(value.limit - len(hits), known, stages)
         hits.sort(key=lambda h: h.key)
         hits = hits[: value.limit]
+        matched: list[tuple[Hit, str | None]]
+        if semantic is None:
+            matched = [(h, None) for h in hits]
+        else:
+            near = _semantic_heads(conn, semantic, value.limit, day, value.include_proposed, only)
+            matched = list(_hybrid(conn, terms, hits, near, value.limit))
         today = ctx.today()
         base = ctx.public_url()
-        rules = rules_by_id(conn, [h.rule_id for h in hits], today=today, approval_base=base)
+        rules = rules_by_id(conn, [h.rule_id for h, _ in matched], today=today, approval_base=base)
         builder = composition.builder()
-        return [
-            (
-                h,
-                builder.build(
-                    BundleContext(
-                        conn=conn,
-                        scope=scope,
-                        rule=rules[h.rule_id],
-                        as_of=day,
-                        today=today,
-                        include_proposed=value.include_proposed,
-                        approval_base=base,
-                        config=ctx.config,
-                    )
-                ),
+        found = []
+        for h, match in matched:
+            bundle = builder.build(
+                BundleContext(
+                    conn=conn,
+                    scope=scope,
+                    rule=rules[h.rule_id],
+                    as_of=day,
+                    today=today,
+                    include_proposed=value.include_proposed,
+                    approval_base=base,
+                    config=ctx.config,
+                )
             )
-            for h in hits
-        ]
+            bundle.head.match = match  # type: ignore[assignment]
+            found.append((h, bundle))
+        return found
 
 
 def refs_of(bundles: list[Bundle]) -> list[str]:

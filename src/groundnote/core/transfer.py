@@ -2,7 +2,8 @@
 
 Exported: `source`, `source_attachment`, `rule`, `rule_decision` and the operation log
 (`search_log`, `feedback`), every row and column. Rebuilt, not exported: `rule_evidence` (the
-rows of `rule.evidence_refs`, written with each rule), `rule_fts`, `source_fts`, `fts_word`.
+rows of `rule.evidence_refs`, written with each rule), `rule_fts`, `source_fts`, `fts_word`,
+and `text_vector` (embedded again by the next searches, or by `groundnote rebuild vectors`).
 The scope's composition (runtime.py) puts the graph's tables between `TRUTH` and `LOG`.
 """
 

@@ -45,6 +45,7 @@ __all__ = [
     "Cycle",
     "DepthLimit",
     "DuplicateCandidate",
+    "EmbedderUnavailable",
     "GroundnoteError",
     "HasChildren",
     "IdempotencyConflict",
@@ -243,6 +244,17 @@ class TooManyAttempts(GroundnoteError):
 class Internal(GroundnoteError):
     code = "internal"
     status = 500
+
+
+class EmbedderUnavailable(GroundnoteError):
+    """The configured embedding model cannot be loaded or reached (search.embedder)."""
+
+    code = "embedder-unavailable"
+    status = 503
+    default_remedy = (
+        "Fix the search section of groundnote.json as the message says, or set "
+        '"search": {"semantic": "off"} to search by full text only.'
+    )
 
 
 class Busy(GroundnoteError):

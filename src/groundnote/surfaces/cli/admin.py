@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from groundnote import core
 from groundnote.auth import (
     LOCAL_OPERATOR,
     add_person,
@@ -23,6 +24,7 @@ from groundnote.capabilities.context import public_url
 from groundnote.capabilities.docs import write_docs
 from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError, ValidationFailed
+from groundnote.embedding import embedder_for
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
 from groundnote.surfaces.cli.output import print_result
@@ -319,11 +321,27 @@ def docs_command(out: Path) -> None:
     click.echo(f"wrote {len(written)} pages to {out}")
 
 
+def _vector_problems(runtime: Runtime, report: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The vectors against the configured model, which only the configuration names."""
+    try:
+        embedder = embedder_for(runtime.config.search)
+    except GroundnoteError as exc:
+        return {"search": [f"{exc.message} {exc.remedy}"]}
+    out = {}
+    for scope in runtime.home.scope_names():
+        key = f"scopes/{scope}.db"
+        drift = core.vector_drift(runtime.home.scope_db(scope), embedder, scope)
+        out[key] = [*report.get(key, []), *(f"core: {p}" for p in drift)]
+    return out
+
+
 @click.command("check", help="Check every store file: integrity, migrations, projections.")
 @click.pass_obj
 def check_command(session: CliSession) -> None:
     runtime = session.runtime
     report = check_home(runtime.home, INSTANCE_SUBSYSTEMS)
+    if runtime.config.search.semantic == "on":
+        report.update(_vector_problems(runtime, report))
     failed = False
     for name, problems in report.items():
         if problems:

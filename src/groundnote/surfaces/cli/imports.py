@@ -9,9 +9,10 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from groundnote.core import import_mail
+from groundnote.core import embed_new, import_mail
 from groundnote.core.capabilities import STORE_SOURCE
 from groundnote.core.sources import MailIn, SourceOut
+from groundnote.surfaces.cli.progressbar import PhaseBars
 from groundnote.surfaces.cli.session import CliSession
 
 __all__ = ["import_group"]
@@ -46,8 +47,12 @@ def import_mail_command(session: CliSession, scope: str, files: tuple[Path, ...]
             store,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
+    # One model call per batch of mails, not one per mail inside each store's transaction.
+    with PhaseBars() as bars:
+        embedded = embed_new(runtime.home.scope_db(scope), runtime.config.search, bars)
     click.echo(
         f"stored {report.stored}, unchanged {report.unchanged}, problems {len(report.problems)}"
+        + (f", embedded {embedded} texts" if embedded else "")
     )
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     for problem in report.problems:

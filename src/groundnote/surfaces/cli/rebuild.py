@@ -9,6 +9,7 @@ from rich.console import Console
 
 from groundnote import core, graph, knowledge
 from groundnote.domain.errors import GroundnoteError
+from groundnote.embedding import embedder_for
 from groundnote.store import Database
 from groundnote.surfaces.cli.progressbar import PhaseBars
 from groundnote.surfaces.cli.session import CliSession
@@ -48,6 +49,24 @@ def rebuild_fts(session: CliSession, scope: str) -> None:
     with db.write() as conn:
         core.rebuild_fts(conn)
     click.echo(f"full-text indexes of {scope}: {entities} entities, rules and sources")
+
+
+@rebuild_group.command(
+    "vectors",
+    help="Embed a scope's rules and sources again with the configured model (after a change of model).",
+)
+@click.option("--scope", required=True, help="The scope whose vectors to rebuild.")
+@click.pass_obj
+def rebuild_vectors(session: CliSession, scope: str) -> None:
+    db = _scope_db(session, scope)
+    try:
+        embedder = embedder_for(session.runtime.config.search)
+        with PhaseBars() as bars:
+            texts = core.rebuild_vectors(db, embedder, bars)
+    except GroundnoteError as exc:
+        Console(stderr=True).print(f"[red]{exc.code}[/red]: {exc.message}\n{exc.remedy}")
+        raise SystemExit(1) from exc
+    click.echo(f"vectors of {scope}: {texts} rules and sources embedded with {embedder.model_id}")
 
 
 @rebuild_group.command(
