@@ -499,12 +499,12 @@ def feedback(ctx: Context, value: FeedbackInput) -> FeedbackOutput:
                 f"The search {value.search_id} did not return {value.ref}.",
                 remedy="Give feedback only on a ref that search returned (a head or a group entry).",
             )
-        cursor = conn.execute(
-            "INSERT INTO feedback (search_id, ref, verdict, given_by, given_at) VALUES (?,?,?,?,?)",
+        new_id: int = conn.execute(
+            "INSERT INTO feedback (search_id, ref, verdict, given_by, given_at) "
+            "VALUES (?,?,?,?,?) RETURNING id",
             (value.search_id, value.ref, value.verdict, ctx.actor, ctx.clock.instant()),
-        )
+        ).fetchone()[0]
         ctx.log.refs = [value.ref]
-        new_id = int(cursor.lastrowid or 0)
     steps = []
     if value.verdict == "wrong" and value.ref.startswith("rule/"):
         steps.append(Next(tool="propose_rule", why="propose the correct rule with supersedes"))
