@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection
 
 __all__ = ["has_table"]
@@ -10,5 +9,7 @@ __all__ = ["has_table"]
 
 def has_table(conn: Connection, name: str) -> bool:
     """Whether a table exists; readers of a store not yet migrated see no rows, not an error."""
-    row = conn.execute(dialect_of(conn).table_exists(), (name,)).fetchone()
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
     return row is not None

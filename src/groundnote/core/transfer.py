@@ -20,7 +20,6 @@ from groundnote.core.fts import index_sources
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
 from groundnote.domain.errors import ValidationFailed
-from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection, IntegrityError
 
 __all__ = [
@@ -51,7 +50,7 @@ def _dump(data: dict[str, Any]) -> str:
 
 
 def _columns(conn: Connection, table: str) -> list[str]:
-    return dialect_of(conn).columns(conn, table)
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
 def export_lines(conn: Connection) -> Iterator[str]:

@@ -1,7 +1,8 @@
 """The SQL that cannot be written once for both backends, as fragments a statement embeds.
 
 Subsystem code writes one statement and asks `dialect_of(conn)` for the parts that differ:
-the rows of a JSON array, whether a table exists, the columns of a table, and full text.
+the rows of a JSON array and full text (whether a table exists and its columns are
+`groundnote.store.sql`'s).
 Full text on SQLite is FTS5 (bm25); on PostgreSQL a `tsvector` column with a GIN index under
 no text-search configuration at all: the words are the ones the subsystem tokenised and
 normalised itself, so both backends index exactly the same words, and a query is built from
@@ -53,12 +54,6 @@ class Dialect(Protocol):
     def json_values(self, json_text: str) -> str:
         """A subquery yielding one column `value` (text) per element of a JSON array."""
         ...
-
-    def table_exists(self) -> str:
-        """A query with one `?` (the table name) that yields a row when the table exists."""
-        ...
-
-    def columns(self, conn: Connection, table: str) -> list[str]: ...
 
     def text_query(self, query: TextQuery) -> str:
         """The parameter value a text-search statement takes for `query`."""
@@ -112,12 +107,6 @@ class _SQLite:
 
     def json_values(self, json_text: str) -> str:
         return f"SELECT value FROM json_each({json_text})"
-
-    def table_exists(self) -> str:
-        return "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-
-    def columns(self, conn: Connection, table: str) -> list[str]:
-        return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
     def text_query(self, query: TextQuery) -> str:
         joint = " AND " if query.every else " OR "
@@ -217,22 +206,6 @@ class _PostgreSQL:
 
     def json_values(self, json_text: str) -> str:
         return f"SELECT value FROM json_array_elements_text(CAST({json_text} AS json)) AS j(value)"
-
-    def table_exists(self) -> str:
-        return (
-            "SELECT 1 FROM information_schema.tables "
-            "WHERE table_schema = current_schema() AND table_name = ?"
-        )
-
-    def columns(self, conn: Connection, table: str) -> list[str]:
-        return [
-            row[0]
-            for row in conn.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-                "current_schema() AND table_name = ? ORDER BY ordinal_position",
-                (table,),
-            )
-        ]
 
     def text_query(self, query: TextQuery) -> str:
         joint = " & " if query.every else " | "
