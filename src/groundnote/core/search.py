@@ -1,5 +1,5 @@
 """`search`: full text over rule statements and source text; heads are rules in force on
-`as_of`, ranked by bm25 then recency, each built into a bundle. Every search is logged with
+`as_of`, ranked by full-text score then recency, each built into a bundle. Every search is logged with
 its terms, the refs it returned and its stages, so that `feedback` can refer to it.
 
 What search is built from is a `SearchComposition` the composition root (`runtime.py`)
@@ -34,6 +34,7 @@ from groundnote.core.fts import expand_prefixes, match_all, match_any
 from groundnote.core.models import SearchInput
 from groundnote.core.rules import rules_by_id
 from groundnote.domain.errors import ValidationFailed
+from groundnote.store.dialect import dialect_of
 from groundnote.store.oplog import OpLogEntry, write_entry
 from groundnote.store.sql import Connection
 
@@ -98,7 +99,7 @@ class SearchComposition:
 @dataclass(frozen=True)
 class Hit:
     rule_id: str
-    key: tuple[int, int, float, str]  # stage, direct before via source, bm25, -recency
+    key: tuple[int, int, float, str]  # stage, direct before via source, score, -recency
 
 
 def _heads_for(
@@ -140,31 +141,27 @@ def _ranked(
     pool: int,
     only: HeadRestriction | None = None,
 ) -> tuple[dict[int, float], bool]:
-    """The best `pool` matches by bm25 among the newest RANK_WINDOW matches, and whether capped.
+    """The best `pool` matches by score among the newest RANK_WINDOW matches, and whether capped.
 
     Ranking every match of a common word costs time in proportion to the scope; streaming the
     matches newest first and ranking a bounded window keeps a search's cost flat, and below the
-    window (every selective query) the order is exactly bm25. The window is sorted inside
-    SQLite, so only the pool crosses into Python. `only` (rule_fts, whose rowid is the rule's
-    seq) keeps the window to the allowed rules.
+    window (every selective query) the order is exactly the score's (bm25 on SQLite, ts_rank on
+    PostgreSQL; equal scores newer first). The window is sorted inside the database, so only
+    the pool crosses into Python. `only` (rule_fts, whose rowid is the rule's seq) keeps the
+    window to the allowed rules.
     """
     params: dict[str, Any] = {"expr": expr, "window": RANK_WINDOW, "pool": pool}
     restrict = ""
     if only is not None:
         restrict = f" AND rowid IN (SELECT seq FROM rule WHERE id IN ({only.sql}))"
         params.update(only.params)
-    rows = conn.execute(
-        f"SELECT seq, score, count(*) OVER () FROM (SELECT rowid AS seq, bm25({table}) AS score "
-        f"FROM {table} WHERE {table} MATCH :expr{restrict} ORDER BY rowid DESC LIMIT :window) "
-        "ORDER BY score, seq DESC LIMIT :pool",
-        params,
-    ).fetchall()
+    rows = conn.execute(dialect_of(conn).text_ranked(table, restrict), params).fetchall()
     return {r[0]: r[1] for r in rows}, bool(rows) and rows[0][2] == RANK_WINDOW
 
 
 @dataclass
 class _Stage:
-    """One pass of the search: an FTS expression over both indexes, and what it needs to find."""
+    """One pass of the search: a text query over both indexes, and what it needs to find."""
 
     conn: Connection
     number: int
@@ -224,11 +221,14 @@ def search_scope(
     with ctx.scope_db(scope).read() as conn:
         only = composition.restriction(conn, ctx.config, scope, value.entity, day)
         words = expand_prefixes(conn, terms)
-        first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed, only)
+        dialect = dialect_of(conn)
+        every = dialect.text_query(match_all(terms, words))
+        first = _Stage(conn, 1, every, pool, day, value.include_proposed, only)
         hits = first.hits(value.limit, set(), stages)
         wider = match_any(terms, words)
-        if len(hits) < value.limit and len(terms) > 1 and wider:
-            second = _Stage(conn, 2, wider, pool, day, value.include_proposed, only)
+        if len(hits) < value.limit and len(terms) > 1 and wider.terms:
+            any_ = dialect.text_query(wider)
+            second = _Stage(conn, 2, any_, pool, day, value.include_proposed, only)
             known = {h.rule_id for h in hits}
             hits += second.hits(value.limit - len(hits), known, stages)
         hits.sort(key=lambda h: h.key)
