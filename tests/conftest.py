@@ -8,16 +8,21 @@ The backend switch: with `GROUNDNOTE_TEST_DATABASE_URL=postgresql://…` (a serv
 user may create databases) every test gets a fresh database `gn_t_<random>`, dropped after
 it, and every home a test opens lives there: in this process (`open_runtime` fills
 `database.url` in when the home names none), in the processes a test starts
-(`GROUNDNOTE_DATABASE_URL`), and in `groundnote.json` of the `home_path` fixture. Tests about
+(`GROUNDNOTE_DATABASE_URL`), and in `groundnote.json` of the `home_path` fixture. The
+fresh database is a copy of a template made once a run (see `_Databases`). Tests about
 SQLite files themselves carry `@pytest.mark.sqlite_only("why")`; on PostgreSQL they are
 deselected and listed with their reason at the end of the run, never skipped silently.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
 import re
+import tempfile
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -89,26 +94,109 @@ def _with_database(url: str, name: str) -> str:
     return f"{scheme}://{authority}/{name}" + (f"?{query}" if query else "")
 
 
-@pytest.fixture(autouse=True)
-def database_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
-    """The fresh PostgreSQL database of this test (None: the test runs on SQLite files)."""
+class _Databases:
+    """This run's databases on the test server. Each test gets a copy of a template holding
+    what opening a new home makes first (the migrated instance schema) and the migrated
+    schema of scope `sales`, not registered: most tests create that scope first, and
+    `create_scope` then registers it and finds its migrations applied, as a second process
+    opening an existing scope does (tests of other names migrate a schema in the test).
+    Copies are made ahead and used ones dropped on threads of their own, so a test waits
+    for neither."""
+
+    AHEAD = 2
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.template = f"gn_t_tpl_{uuid.uuid4().hex[:12]}"
+        self._admin(
+            f'CREATE DATABASE "{self.template}" TEMPLATE template0 STRATEGY FILE_COPY '
+            "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
+            # a test's database outlives no crash: its commits need not wait for the disk
+            f'ALTER DATABASE "{self.template}" SET synchronous_commit = off',
+        )
+        url = _with_database(server, self.template)
+        with tempfile.TemporaryDirectory() as folder:
+            made = open_runtime(Path(folder), environ={}, database_url=url)
+            made.home.create_scope("sales")
+            with made.home.instance.write() as conn:
+                conn.execute("DELETE FROM scope")
+            made.close()
+        _close_pools(url)
+        self._ready: queue.Queue[str] = queue.Queue(maxsize=self.AHEAD)
+        self._dropping: queue.Queue[str | None] = queue.Queue()
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._make_ahead, name="make test dbs", daemon=True),
+            threading.Thread(target=self._drop_all, name="drop test dbs"),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _admin(self, *statements: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server, autocommit=True) as admin:
+            for statement in statements:
+                admin.execute(statement)  # type: ignore[arg-type]
+
+    def _make_ahead(self) -> None:
+        while not self._stop.is_set():
+            name = f"gn_t_{uuid.uuid4().hex[:16]}"
+            self._admin(f'CREATE DATABASE "{name}" TEMPLATE "{self.template}" STRATEGY FILE_COPY')
+            self._ready.put(_with_database(self.server, name))
+
+    def fresh(self) -> str:
+        return self._ready.get(timeout=120)
+
+    def drop(self, url: str) -> None:
+        _close_pools(url)
+        self._dropping.put(_database_name(url))
+
+    def _drop_all(self) -> None:
+        while (name := self._dropping.get()) is not None:
+            self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def close(self) -> None:
+        self._stop.set()
+        while self._threads[0].is_alive():  # unblock the maker; drop what it made ahead
+            with contextlib.suppress(queue.Empty):
+                self._dropping.put(_database_name(self._ready.get(timeout=0.1)))
+        while not self._ready.empty():
+            self._dropping.put(_database_name(self._ready.get()))
+        self._dropping.put(None)
+        self._threads[1].join()
+        self._admin(f'DROP DATABASE IF EXISTS "{self.template}" WITH (FORCE)')
+
+
+def _database_name(url: str) -> str:
+    return url.rsplit("/", 1)[1].split("?")[0]
+
+
+def _close_pools(url: str) -> None:
+    from groundnote.store.postgres import close_pools
+
+    close_pools(url)
+
+
+@pytest.fixture(scope="session")
+def _databases() -> Iterator[_Databases | None]:
     if TEST_DATABASE_URL is None:
         yield None
         return
-    import psycopg
+    databases = _Databases(TEST_DATABASE_URL)
+    yield databases
+    databases.close()
 
-    from groundnote.store.postgres import close_pools
 
-    name = f"gn_t_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(TEST_DATABASE_URL, autocommit=True) as admin:
-        # FILE_COPY: a small database is made as fast and dropped ten times faster than WAL_LOG
-        admin.execute(
-            f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY FILE_COPY '
-            "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
-        )
-        # a test's database outlives no crash: its commits need not wait for the disk
-        admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
-    url = _with_database(TEST_DATABASE_URL, name)
+@pytest.fixture(autouse=True)
+def database_url(
+    _databases: _Databases | None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str | None]:
+    """The fresh PostgreSQL database of this test (None: the test runs on SQLite files)."""
+    if _databases is None:
+        yield None
+        return
+    url = _databases.fresh()
     monkeypatch.setenv("GROUNDNOTE_DATABASE_URL", url)
 
     def load_with_database(
@@ -121,9 +209,7 @@ def database_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
 
     monkeypatch.setattr(runtime_module, "load_config", load_with_database)
     yield url
-    close_pools(url)
-    with psycopg.connect(TEST_DATABASE_URL, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _databases.drop(url)
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ __all__ = [
 CONFIG_FILE = "groundnote.json"
 ENV_PREFIX = "GROUNDNOTE_"
 # Variables of the environment that are not configuration keys.
-ENV_NOT_CONFIG = {"GROUNDNOTE_HOME", "GROUNDNOTE_TOKEN"}
+ENV_NOT_CONFIG = {"GROUNDNOTE_HOME", "GROUNDNOTE_TOKEN", "GROUNDNOTE_TEST_DATABASE_URL"}
 # Variables named as they usually are, for a nested key.
 ENV_ALIASES = {"GROUNDNOTE_DATABASE_URL": ("database", "url")}
 

@@ -8,7 +8,8 @@ as on SQLite.
 
 Placeholders: subsystem SQL is written once with `?` or `:name`; `translate` turns them into
 psycopg's `%s` / `%(name)s` (leaving quoted text, identifiers, comments and `$$` bodies alone,
-and doubling a literal `%`). Parameters are bound client-side (psycopg's ClientCursor), which
+and doubling a literal `%`). An empty list `IN ()` (SQLite takes it: nothing is in it) becomes
+`IN (SELECT NULL WHERE false)`, which PostgreSQL takes with the same meaning, NOT IN included. Parameters are bound client-side (psycopg's ClientCursor), which
 types a parameter from its value as a literal does: SQLite-style SQL such as `? IS NULL` or
 `LIMIT ?` needs no casts.
 
@@ -82,42 +83,52 @@ def redacted(url: str) -> str:
 
 _DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EMPTY_LIST = re.compile(r"\(\s*\)")
+_IN_BEFORE = re.compile(r"\bIN\s*\Z", re.IGNORECASE)
+EMPTY_LIST = "(SELECT NULL WHERE false)"
 
 
 @lru_cache(maxsize=4096)
-def translate(sql: str) -> str:
-    """`?` → `%s`, `:name` → `%(name)s`, `%` → `%%`, outside quotes, comments and `$$` bodies."""
+def translate(sql: str, bound: bool = True) -> str:
+    """With parameters (`bound`): `?` → `%s`, `:name` → `%(name)s`, `%` → `%%`; always
+    `IN ()` → `IN (SELECT NULL WHERE false)`; never inside quotes, comments or `$$` bodies."""
     out: list[str] = []
     i, n = 0, len(sql)
+
+    def verbatim(end: int) -> int:
+        text = sql[i:end]
+        out.append(text.replace("%", "%%") if bound else text)
+        return end
+
     while i < n:
         c = sql[i]
         if c in "'\"":
             end = sql.find(c, i + 1)
-            end = n - 1 if end < 0 else end
-            out.append(sql[i : end + 1].replace("%", "%%"))
-            i = end + 1
+            i = verbatim(n if end < 0 else end + 1)
         elif sql.startswith("--", i):
             end = sql.find("\n", i)
-            end = n if end < 0 else end
-            out.append(sql[i:end].replace("%", "%%"))
-            i = end
+            i = verbatim(n if end < 0 else end)
         elif sql.startswith("/*", i):
             end = sql.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append(sql[i:end].replace("%", "%%"))
-            i = end
+            i = verbatim(n if end < 0 else end + 2)
         elif c == "$" and (tag := _DOLLAR.match(sql, i)):
             close = sql.find(tag.group(0), tag.end())
-            end = n if close < 0 else close + len(tag.group(0))
-            out.append(sql[i:end].replace("%", "%%"))
-            i = end
-        elif c == "?":
+            i = verbatim(n if close < 0 else close + len(tag.group(0)))
+        elif c == "(" and (empty := _EMPTY_LIST.match(sql, i)) and _IN_BEFORE.search(sql, 0, i):
+            out.append(EMPTY_LIST)
+            i = empty.end()
+        elif bound and c == "?":
             out.append("%s")
             i += 1
-        elif c == ":" and (i == 0 or sql[i - 1] != ":") and (name := _NAME.match(sql, i + 1)):
+        elif (
+            bound
+            and c == ":"
+            and (i == 0 or sql[i - 1] != ":")
+            and (name := _NAME.match(sql, i + 1))
+        ):
             out.append(f"%({name.group(0)})s")
             i = name.end()
-        elif c == "%":
+        elif bound and c == "%":
             out.append("%%")
             i += 1
         else:
@@ -220,7 +231,7 @@ class PgConnection:
     def execute(self, sql: str, parameters: Parameters = (), /) -> psycopg.Cursor[Any]:
         try:
             if not parameters:
-                return self.raw.execute(sql)
+                return self.raw.execute(translate(sql, bound=False))
             return self.raw.execute(translate(sql), parameters)
         except psycopg.Error as exc:
             raise mapped(exc) from exc
