@@ -3,11 +3,22 @@
 `call(name, **input)` goes through the registry exactly as every surface does (validation,
 rights, operation log) and returns the output as JSON-ready data; surface tests use the
 fixtures of tests/surfaces/conftest.py for the real transports.
+
+The backend switch: with `GROUNDNOTE_TEST_DATABASE_URL=postgresql://…` (a server where the
+user may create databases) every test gets a fresh database `gn_t_<random>`, dropped after
+it, and every home a test opens lives there: in this process (`open_runtime` fills
+`database.url` in when the home names none), in the processes a test starts
+(`GROUNDNOTE_DATABASE_URL`), and in `groundnote.json` of the `home_path` fixture. Tests about
+SQLite files themselves carry `@pytest.mark.sqlite_only("why")`; on PostgreSQL they are
+deselected and listed with their reason at the end of the run, never skipped silently.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,11 +26,104 @@ from typing import Any
 
 import pytest
 
+from groundnote import runtime as runtime_module
 from groundnote.auth import Principal, Right, create_grant
+from groundnote.config import Config, load_config
 from groundnote.domain.clock import FixedClock
 from groundnote.runtime import Runtime, open_runtime
 
 Call = Callable[..., dict[str, Any]]
+
+TEST_DATABASE_URL = os.environ.get("GROUNDNOTE_TEST_DATABASE_URL") or None
+_SQLITE_ONLY: list[tuple[str, str]] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "sqlite_only(reason): about SQLite files themselves; on PostgreSQL deselected and "
+        "listed with the reason",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("sqlite_only")
+        if marker is None:
+            kept.append(item)
+            continue
+        reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
+        if not reason:
+            raise pytest.UsageError(f"{item.nodeid}: sqlite_only needs a reason")
+        if TEST_DATABASE_URL is None:
+            kept.append(item)
+        else:
+            dropped.append(item)
+            _SQLITE_ONLY.append((item.nodeid, str(reason)))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if TEST_DATABASE_URL is None:
+        return
+    terminalreporter.section("backend: PostgreSQL")
+    terminalreporter.write_line(f"every test on a fresh database at {_redacted(TEST_DATABASE_URL)}")
+    if _SQLITE_ONLY:
+        terminalreporter.write_line(f"{len(_SQLITE_ONLY)} sqlite_only tests deselected:")
+        for nodeid, reason in _SQLITE_ONLY:
+            terminalreporter.write_line(f"  {nodeid}: {reason}")
+
+
+def _redacted(url: str) -> str:
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+def _with_database(url: str, name: str) -> str:
+    """`url` naming the database `name` instead of its own."""
+    base, _, query = url.partition("?")
+    scheme, _, rest = base.partition("://")
+    authority = rest.split("/", 1)[0]
+    return f"{scheme}://{authority}/{name}" + (f"?{query}" if query else "")
+
+
+@pytest.fixture(autouse=True)
+def database_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
+    """The fresh PostgreSQL database of this test (None: the test runs on SQLite files)."""
+    if TEST_DATABASE_URL is None:
+        yield None
+        return
+    import psycopg
+
+    from groundnote.store.postgres import close_pools
+
+    name = f"gn_t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(TEST_DATABASE_URL, autocommit=True) as admin:
+        # FILE_COPY: a small database is made as fast and dropped ten times faster than WAL_LOG
+        admin.execute(
+            f'CREATE DATABASE "{name}" TEMPLATE template0 STRATEGY FILE_COPY '
+            "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
+        )
+        # a test's database outlives no crash: its commits need not wait for the disk
+        admin.execute(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
+    url = _with_database(TEST_DATABASE_URL, name)
+    monkeypatch.setenv("GROUNDNOTE_DATABASE_URL", url)
+
+    def load_with_database(
+        home: Path, environ: dict[str, str] | None = None, *, database_url: str | None = None
+    ) -> Config:
+        config = load_config(home, environ, database_url=database_url)
+        if config.database.url is None:
+            config.database = config.database.model_copy(update={"url": url})
+        return config
+
+    monkeypatch.setattr(runtime_module, "load_config", load_with_database)
+    yield url
+    close_pools(url)
+    with psycopg.connect(TEST_DATABASE_URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
@@ -29,8 +133,12 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def home_path(tmp_path: Path) -> Path:
-    return tmp_path / "home"
+def home_path(tmp_path: Path, database_url: str | None) -> Path:
+    path = tmp_path / "home"
+    if database_url is not None:
+        path.mkdir()
+        (path / "groundnote.json").write_text(json.dumps({"database": {"url": database_url}}))
+    return path
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from groundnote.core.fts import index_sources
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
 from groundnote.domain.errors import ValidationFailed
-from groundnote.store.sql import Connection, IntegrityError
+from groundnote.store.sql import Connection, IntegrityError, columns
 
 __all__ = [
     "FORMAT",
@@ -47,10 +47,6 @@ MAX_IMPORT_CHARS = 50_000_000
 
 def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _columns(conn: Connection, table: str) -> list[str]:
-    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
 def export_lines(conn: Connection) -> Iterator[str]:
@@ -139,7 +135,7 @@ def import_lines(conn: Connection, lines: Iterable[str]) -> ImportCounts:
             f"The scope {scope} is not empty; import writes only into an empty scope.",
             remedy="Create a new scope (`groundnote scope create NAME`) and import into it.",
         )
-    known = {t: set(_columns(conn, t)) for t in TABLES}
+    known = {t: set(columns(conn, t)) for t in TABLES}
     counts = ImportCounts()
     old = scope
     conn.execute("SAVEPOINT core_import")

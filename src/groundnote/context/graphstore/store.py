@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -21,18 +20,19 @@ from groundnote.context.vocabulary import (
 from groundnote.context.window import Window
 from groundnote.store import Database, Subsystem, load_migrations
 from groundnote.store.dialect import SQLITE, Dialect, dialect_of
+from groundnote.store.sql import Connection, Row
 
 __all__ = ["SUBSYSTEM", "GraphStore", "Owned"]
 
 SUBSYSTEM = Subsystem("graph", load_migrations("groundnote.context.graphstore", "graph"))
 
 
-def _node(row: sqlite3.Row) -> Node:
+def _node(row: Row) -> Node:
     scope = Scope(row["workspace"] or "", row["project"] or "", row["stream"] or "")
     return Node(row["id"], row["label"], scope, row["local"], json.loads(row["props"]))
 
 
-def _edge(row: sqlite3.Row) -> Edge:
+def _edge(row: Row) -> Edge:
     window = Window(valid_from=row["valid_from"], valid_to=row["valid_to"])
     return Edge(
         row["src"], row["label"], row["dst"], row["discriminator"], window, json.loads(row["props"])
@@ -146,9 +146,7 @@ def _bounds(
 _DROP_BATCH = 5_000
 
 
-def _replace(
-    conn: sqlite3.Connection, owned: Owned, nodes: list[Node], edges: Iterable[Edge]
-) -> None:
+def _replace(conn: Connection, owned: Owned, nodes: list[Node], edges: Iterable[Edge]) -> None:
     """Write the difference between what `owned` selects and `nodes` and `edges`."""
     want_nodes = {n.id: _node_row(n) for n in nodes}
     want_edges = {e.key: _edge_row(e) for e in edges}
@@ -199,9 +197,7 @@ def _replace(
     )
 
 
-def _drop_unused_vocabulary(
-    conn: sqlite3.Connection, scope: Scope, declared: Collection[str]
-) -> None:
+def _drop_unused_vocabulary(conn: Connection, scope: Scope, declared: Collection[str]) -> None:
     conn.execute(
         "DELETE FROM graph_nodes WHERE label IN (?, ?) AND workspace IS NOT DISTINCT FROM ? "
         f"AND id NOT IN ({dialect_of(conn).json_values('?')}) "
@@ -210,7 +206,7 @@ def _drop_unused_vocabulary(
     )
 
 
-def _mark_built(conn: sqlite3.Connection, scope: Scope, source_digest: str) -> None:
+def _mark_built(conn: Connection, scope: Scope, source_digest: str) -> None:
     conn.execute(
         "INSERT INTO graph_builds (scope_key, source_digest) VALUES (?, ?) "
         "ON CONFLICT (scope_key) DO UPDATE SET source_digest = excluded.source_digest",
