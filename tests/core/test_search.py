@@ -204,6 +204,17 @@ def test_ranking_prefers_the_better_match_then_the_newer_rule(call: Call, decide
     assert [b["head"]["id"] for b in out["bundles"]] == ["sales-0003", "sales-0002", "sales-0001"]
 
 
+def test_equal_matches_on_one_day_come_in_the_order_they_were_proposed(
+    call: Call, decide: Decide
+) -> None:
+    # The contract on every backend: score, then the newer rule in force, then the older id.
+    call("core.store_source", scope="sales", source=mail(1))
+    for _ in range(3):
+        decide(propose(call, "Verpackung zahlt der Kunde.", [M1])["id"], "adopt")
+    out = call("core.search", scope="sales", query="Verpackung")
+    assert [b["head"]["id"] for b in out["bundles"]] == ["sales-0001", "sales-0002", "sales-0003"]
+
+
 def test_a_query_without_words_is_refused(call: Call, scope: str) -> None:
     with pytest.raises(GroundnoteError) as exc:
         call("core.search", scope="sales", query="?! --")

@@ -33,6 +33,7 @@ __all__ = [
     "normalize",
     "query_terms",
     "rebuild_fts",
+    "tokens",
 ]
 
 _FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
@@ -192,7 +193,7 @@ def _index_words(conn: Connection, texts: Iterable[str]) -> None:
     )
 
 
-def _tokens(text: str) -> list[str]:
+def tokens(text: str) -> list[str]:
     """The words of a text as the index holds them (what fts_word lists)."""
     return [_bare(t) for t in _TOKEN.findall(text)]
 
@@ -203,7 +204,7 @@ SOURCE_COLUMNS = ("title", "body", "attachments")
 
 def index_rule(conn: Connection, seq: int, statement: str, quote: str | None) -> None:
     texts = (normalize(statement), normalize(quote or ""))
-    dialect_of(conn).text_index(conn, "rule_fts", RULE_COLUMNS, seq, texts, _tokens)
+    dialect_of(conn).text_index(conn, "rule_fts", RULE_COLUMNS, seq, texts, tokens)
     _index_words(conn, texts)
 
 
@@ -211,7 +212,7 @@ def index_source(
     conn: Connection, seq: int, title: str, body: str, attachment_texts: list[str]
 ) -> None:
     texts = (normalize(title), normalize(body), normalize("\n".join(attachment_texts)))
-    dialect_of(conn).text_index(conn, "source_fts", SOURCE_COLUMNS, seq, texts, _tokens)
+    dialect_of(conn).text_index(conn, "source_fts", SOURCE_COLUMNS, seq, texts, tokens)
     _index_words(conn, texts)
 
 

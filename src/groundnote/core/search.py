@@ -99,7 +99,9 @@ class SearchComposition:
 @dataclass(frozen=True)
 class Hit:
     rule_id: str
-    key: tuple[int, int, float, str]  # stage, direct before via source, score, -recency
+    # stage, direct before via source, score, -recency; equal keys keep the order of the
+    # scopes, then of the rules (older first): a total order on every backend
+    key: tuple[int, int, float, str]
 
 
 def _heads_for(
@@ -120,7 +122,7 @@ def _heads_for(
         params.update(only.params)
     rows = conn.execute(
         f"SELECT r.id, r.seq, r.valid_from FROM rule r WHERE r.seq IN ({marks}) "
-        f"AND {head_condition('r', include_proposed)}{restrict}",
+        f"AND {head_condition('r', include_proposed)}{restrict} ORDER BY r.seq",
         params,
     ).fetchall()
     return [(r["id"], r["seq"], seqs[r["seq"]], r["valid_from"]) for r in rows]

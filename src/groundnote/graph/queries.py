@@ -56,9 +56,9 @@ PENDING_LINKS_SQL = (
 def pending_counts(conn: Connection) -> dict[str, int]:
     """Entities with pending versions and proposed links without a review, for `status`."""
     entities: int = conn.execute(
-        f"SELECT count(DISTINCT id) FROM ({PENDING_VERSIONS_SQL})"
+        f"SELECT count(DISTINCT p.id) FROM ({PENDING_VERSIONS_SQL}) AS p"
     ).fetchone()[0]
-    links: int = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL})").fetchone()[0]
+    links: int = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) AS p").fetchone()[0]
     return {"entities": entities, "links": links}
 
 
