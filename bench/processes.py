@@ -44,7 +44,6 @@ from groundnote.graph.normalize import normalize
 from groundnote.graph.resolve import resolve_key
 from groundnote.graph.trigram import TrigramIndex, index_for
 from groundnote.runtime import Runtime, open_runtime
-from groundnote.store import Database
 
 AGENT = Principal(
     id="grant:bench", org="local", channels=frozenset({"mcp"}), rights={"*": Right.PROPOSE}
@@ -186,7 +185,7 @@ def catch_up_cost(rt: Runtime) -> None:
     db = rt.home.scope_db(SCOPE)
     index = index_for(db)
     index.warm()
-    other = Database(rt.home.scope_path(SCOPE))  # another process's handle and writer
+    other = rt.home.open_unmigrated(SCOPE)  # another process's handle and writer
     author = Author.of("mcp", "grant:other", rt.home.clock.instant(), "2026-11-30")
     print("\n2. catch-up of this process's index after another process's commits")
     nothing = []

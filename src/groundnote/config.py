@@ -5,7 +5,8 @@ so any module may read the configuration without an import cycle.
 
 An unknown key or a wrong type stops start-up with a message that names the file, the key
 and what is allowed. Environment variables override the file: `GROUNDNOTE_ZONE`,
-`GROUNDNOTE_PUBLIC_URL`, and nested keys with `__`, e.g. `GROUNDNOTE_GRAPH__MAX_DEPTH=8`.
+`GROUNDNOTE_PUBLIC_URL`, and nested keys with `__`, e.g. `GROUNDNOTE_GRAPH__MAX_DEPTH=8`;
+`GROUNDNOTE_DATABASE_URL` is `database.url`, the name such a variable usually has.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_ENTITY_TYPES",
     "Config",
     "ConfigError",
+    "DatabaseConfig",
     "GraphConfig",
     "ImpulsesConfig",
     "KnowledgeConfig",
@@ -41,7 +43,9 @@ __all__ = [
 CONFIG_FILE = "groundnote.json"
 ENV_PREFIX = "GROUNDNOTE_"
 # Variables of the environment that are not configuration keys.
-ENV_NOT_CONFIG = {"GROUNDNOTE_HOME", "GROUNDNOTE_TOKEN"}
+ENV_NOT_CONFIG = {"GROUNDNOTE_HOME", "GROUNDNOTE_TOKEN", "GROUNDNOTE_TEST_DATABASE_URL"}
+# Variables named as they usually are, for a nested key.
+ENV_ALIASES = {"GROUNDNOTE_DATABASE_URL": ("database", "url")}
 
 # A wildcard address is where serve listens, not an address a browser can open: links name
 # the loopback address instead (a person elsewhere needs public_url in any case).
@@ -310,6 +314,22 @@ class SearchConfig(_Section):
     )
 
 
+class DatabaseConfig(_Section):
+    url: str | None = Field(
+        None,
+        pattern=r"^postgres(ql)?://",
+        description="A PostgreSQL URL (`postgresql://user@host:5432/db`): the instance and "
+        "every scope live in that database, one schema each. None: SQLite files in the home. "
+        "Also GROUNDNOTE_DATABASE_URL or `--database-url`.",
+    )
+    pool_size: int = Field(
+        20,
+        ge=2,
+        le=1000,
+        description="Connections this process keeps open to the database at most.",
+    )
+
+
 class Config(_Section):
     zone: str = Field("Europe/Berlin", description="IANA zone in which days are counted.")
     public_url: str | None = Field(
@@ -326,6 +346,7 @@ class Config(_Section):
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
+    database: DatabaseConfig = Field(default_factory=DatabaseConfig)
 
     @field_validator("zone")
     @classmethod
@@ -346,7 +367,7 @@ def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
     for name, raw in environ.items():
         if not name.startswith(ENV_PREFIX) or name in ENV_NOT_CONFIG:
             continue
-        keys = name[len(ENV_PREFIX) :].lower().split("__")
+        keys = list(ENV_ALIASES.get(name, ())) or name[len(ENV_PREFIX) :].lower().split("__")
         try:
             value: Any = json.loads(raw)
         except json.JSONDecodeError:
@@ -392,7 +413,11 @@ def _describe(error: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
-def load_config(home: Path, environ: dict[str, str] | None = None) -> Config:
+def load_config(
+    home: Path, environ: dict[str, str] | None = None, *, database_url: str | None = None
+) -> Config:
+    """The home's configuration; `database_url` (the command line's `--database-url`) wins
+    over the file and the environment."""
     path = home / CONFIG_FILE
     data: dict[str, Any] = {}
     if path.exists():
@@ -403,6 +428,8 @@ def load_config(home: Path, environ: dict[str, str] | None = None) -> Config:
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: the top level must be a JSON object")
     overrides = _env_overrides(dict(os.environ if environ is None else environ))
+    if database_url is not None:
+        overrides = _merge(overrides, {"database": {"url": database_url}})
     source = str(path) + (" (with GROUNDNOTE_* environment overrides)" if overrides else "")
     try:
         return Config.model_validate(_merge(data, overrides))

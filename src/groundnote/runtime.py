@@ -139,15 +139,24 @@ class Runtime:
 
 
 def open_runtime(
-    home: Path, *, clock: Clock | None = None, environ: dict[str, str] | None = None
+    home: Path,
+    *,
+    clock: Clock | None = None,
+    environ: dict[str, str] | None = None,
+    database_url: str | None = None,
 ) -> Runtime:
-    """Open (and on first use create) a home; raises ConfigError for a bad groundnote.json."""
-    config = load_config(home, environ)
+    """Open (and on first use create) a home; raises ConfigError for a bad groundnote.json.
+
+    The store is SQLite files in the home unless `database.url` (or GROUNDNOTE_DATABASE_URL,
+    or `database_url` here, from `--database-url`) names a PostgreSQL database."""
+    config = load_config(home, environ, database_url=database_url)
     opened = Home(
         home,
         clock or SystemClock(),
         instance_subsystems=INSTANCE_SUBSYSTEMS,
         scope_subsystems=SCOPE_SUBSYSTEMS,
         busy_timeout=config.store.busy_timeout_seconds,
+        database_url=config.database.url,
+        pool_size=config.database.pool_size,
     )
     return Runtime(home=opened, config=config, registry=build_registry())

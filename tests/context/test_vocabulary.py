@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from groundnote.context.vocabulary import (
     unit_state_node,
 )
 from groundnote.domain.clock import FixedClock
+from groundnote.store.sql import IntegrityError
 
 CLOCK = FixedClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC))
 LOCAL = Scope(project="docs")
@@ -86,16 +86,16 @@ def test_the_store_refuses_labels_outside_the_vocabulary(tmp_path: Path) -> None
                     "INSERT INTO graph_edges VALUES ('block:x', ?, 'concept:x', '', NULL, NULL, '{}')",
                     (label,),
                 )
-        with pytest.raises(sqlite3.IntegrityError), store.db.write() as conn:
+        with pytest.raises(IntegrityError), store.db.write() as conn:
             conn.execute(
                 "INSERT INTO graph_nodes VALUES ('term:x', 'term', NULL, NULL, NULL, 'x', '{}')"
             )
-        with pytest.raises(sqlite3.IntegrityError), store.db.write() as conn:
+        with pytest.raises(IntegrityError), store.db.write() as conn:
             # a vocabulary node never carries instance dimensions
             conn.execute(
                 "INSERT INTO graph_nodes VALUES ('concept:y', 'concept', NULL, 'p', NULL, 'y', '{}')"
             )
-        with pytest.raises(sqlite3.IntegrityError), store.db.write() as conn:
+        with pytest.raises(IntegrityError), store.db.write() as conn:
             conn.execute(
                 "INSERT INTO graph_edges VALUES ('block:x', 'uses_term', 'concept:gone', '', NULL, NULL, '{}')"
             )

@@ -37,7 +37,7 @@ def test_a_proposal_waits_for_a_person(call: Call, runtime: Runtime) -> None:
     assert out["valid_from"] == "2026-11-30"
     assert out["approval_url"] == "http://127.0.0.1:8765/approval/rules/sales-0001"
     assert "Proposed" in out["still_valid"]
-    assert rows(runtime, "SELECT source_id, n FROM rule_evidence ORDER BY n") == [
+    assert rows(runtime, "SELECT source_id, n FROM rule_evidence ORDER BY n NULLS FIRST") == [
         ("mail:<m1@example.org>", None),
         ("mail:<m1@example.org>", 1),
     ]

@@ -13,6 +13,7 @@ from groundnote.core.bundles import BundleContext
 from groundnote.core.fts import expand_prefixes, match_all
 from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime, build_registry, compose_search
+from groundnote.store.dialect import POSTGRESQL, SQLITE, Term, TextQuery
 from tests.conftest import Call
 from tests.core.conftest import Decide, mail, meeting, propose, rows
 
@@ -203,6 +204,17 @@ def test_ranking_prefers_the_better_match_then_the_newer_rule(call: Call, decide
     assert [b["head"]["id"] for b in out["bundles"]] == ["sales-0003", "sales-0002", "sales-0001"]
 
 
+def test_equal_matches_on_one_day_come_in_the_order_they_were_proposed(
+    call: Call, decide: Decide
+) -> None:
+    # The contract on every backend: score, then the newer rule in force, then the older id.
+    call("core.store_source", scope="sales", source=mail(1))
+    for _ in range(3):
+        decide(propose(call, "Verpackung zahlt der Kunde.", [M1])["id"], "adopt")
+    out = call("core.search", scope="sales", query="Verpackung")
+    assert [b["head"]["id"] for b in out["bundles"]] == ["sales-0001", "sales-0002", "sales-0003"]
+
+
 def test_a_query_without_words_is_refused(call: Call, scope: str) -> None:
     with pytest.raises(GroundnoteError) as exc:
         call("core.search", scope="sales", query="?! --")
@@ -332,7 +344,10 @@ def test_a_word_finds_its_compounds_through_the_word_list(
     with runtime.home.scope_db("sales").read() as conn:
         words = expand_prefixes(conn, ["rabatt", "sued"])
     assert words == {"rabatt": ["rabatt", "rabattstaffel"], "sued": ["sued"]}
-    assert match_all(["rabatt", "sued"], words) == '("rabatt" OR "rabattstaffel") AND "sued"'
+    query = match_all(["rabatt", "sued"], words)
+    assert query == TextQuery((Term(("rabatt", "rabattstaffel")), Term(("sued",))), every=True)
+    assert SQLITE.text_query(query) == '("rabatt" OR "rabattstaffel") AND "sued"'
+    assert POSTGRESQL.text_query(query) == "('rabatt' | 'rabattstaffel') & 'sued'"
     hits = call("core.search", scope="sales", query="Rabatt Süd")["bundles"]
     assert [b["head"]["id"] for b in hits] == [rule["id"]]
 
@@ -346,7 +361,9 @@ def test_a_prefix_with_too_many_words_stays_a_prefix(
     decide(rule["id"], "adopt")
     with runtime.home.scope_db("sales").read() as conn:
         words = expand_prefixes(conn, ["zins"])
-    assert words == {} and match_all(["zins"], words) == '"zins"*'
+    assert words == {} and match_all(["zins"], words) == TextQuery((Term(("zins",), prefix=True),))
+    assert SQLITE.text_query(match_all(["zins"])) == '"zins"*'
+    assert POSTGRESQL.text_query(match_all(["zins"])) == "'zins':*"
     hits = call("core.search", scope="sales", query="zins")["bundles"]
     assert [b["head"]["id"] for b in hits] == [rule["id"]]
 

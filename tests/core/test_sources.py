@@ -8,6 +8,7 @@ import pytest
 
 from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime
+from groundnote.store.sql import IntegrityError
 from tests.conftest import Call
 from tests.core.conftest import mail, meeting, rows
 
@@ -94,11 +95,9 @@ def test_malformed_sources_are_refused_and_write_nothing(
 
 
 def test_a_stored_source_cannot_be_changed_in_the_database(call: Call, runtime: Runtime) -> None:
-    import sqlite3
-
     call("core.store_source", scope="sales", source=mail(1))
     with (
-        pytest.raises(sqlite3.IntegrityError, match="append-only"),
+        pytest.raises(IntegrityError, match="append-only"),
         runtime.home.scope_db("sales").write() as conn,
     ):
         conn.execute("UPDATE source SET body = 'x'")

@@ -15,6 +15,7 @@ from groundnote.capabilities import Registry
 from groundnote.decision import CAPABILITIES as DECISIONS
 from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.runtime import SCOPE_TRANSFER, Runtime
+from groundnote.store.dialect import Term, TextQuery, dialect_of
 from groundnote.store.transfer import export_lines, import_lines, rename_ids
 from tests.conftest import Call, make_principal
 from tests.core.conftest import RUTH, Decide, mail, meeting, propose, rows
@@ -150,9 +151,11 @@ def test_an_import_streams_from_a_file_and_a_refusal_leaves_nothing(
         counts = import_lines(conn, SCOPE_TRANSFER, "copy", io.StringIO(text))
     assert [counts[t] for t in ("source", "source_attachment", "rule", "rule_decision")] == [1] * 4
     # the source index holds the attachment text, as it did in the original scope
-    assert rows_of(
-        runtime, "copy", "SELECT rowid FROM source_fts WHERE source_fts MATCH 'staffel'"
-    ) == [(1,)]
+    with runtime.home.scope_db("copy").read() as conn:
+        dialect = dialect_of(conn)
+        staffel = dialect.text_query(TextQuery((Term(("staffel",)),)))
+        found = conn.execute(dialect.text_matches("source_fts", "?"), (staffel,)).fetchall()
+    assert [tuple(r) for r in found] == [(1,)]
 
 
 def rows_of(runtime: Runtime, scope: str, sql: str) -> list[tuple[Any, ...]]:

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
+from groundnote.core.propose import insert_rule
 from groundnote.runtime import Runtime
 
 
@@ -66,11 +67,20 @@ def store_rule(
     with runtime.home.scope_db(scope).write() as conn:
         seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM rule").fetchone()[0]
         rule_id = f"{scope}-{seq:04d}"
-        conn.execute(
-            "INSERT INTO rule (seq, id, statement, evidence_refs, valid_from, supersedes, "
-            "proposed_at, proposed_by, channel) VALUES (?, ?, ?, ?, '2026-11-01', ?, "
-            "'2026-11-01T08:00:00.000Z', 'grant:agent', 'mcp')",
-            (seq, rule_id, statement, json.dumps(refs), supersedes),
+        # As propose writes it: the rule with its evidence rows and its full-text entry.
+        insert_rule(
+            conn,
+            {
+                "seq": seq,
+                "id": rule_id,
+                "statement": statement,
+                "evidence_refs": json.dumps(refs),
+                "valid_from": "2026-11-01",
+                "supersedes": supersedes,
+                "proposed_at": "2026-11-01T08:00:00.000Z",
+                "proposed_by": "grant:agent",
+                "channel": "mcp",
+            },
         )
     return rule_id
 

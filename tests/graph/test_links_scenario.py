@@ -127,8 +127,8 @@ def test_link_errors(runtime: Runtime, call: Call) -> None:
     rule = store_rule(runtime, "sales", "Rabatt max 5 %", [mail])
     with runtime.home.scope_db("sales").write() as conn:
         conn.execute(
-            "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, "
-            "decided_at, channel) VALUES (?, 'reject', 'no', 'person:ruth', "
+            "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, "
+            "decided_at, channel) VALUES (1, ?, 'reject', 'no', 'person:ruth', "
             "'2026-11-30T09:00:00.000Z', 'approval')",
             (rule,),
         )

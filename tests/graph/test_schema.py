@@ -13,6 +13,11 @@ from tests.graph.helpers import archive, raw, store_mail
 
 NOW = "2026-11-30T09:00:00.000Z"
 
+pytestmark = pytest.mark.sqlite_only(
+    "reads the scope file with a raw sqlite3 connection; tests/store/test_forbidden_writes.py "
+    "tries the same refusals on both backends"
+)
+
 
 @pytest.fixture
 def db(runtime: Runtime, scope: str, call: Call) -> Iterator[sqlite3.Connection]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from groundnote.impulses.events import LifecyclePayload, lifecycle
 from groundnote.impulses.session import Session
 from groundnote.impulses.table import insert_impulse, prune_expired_impulses, prune_periodically
 from groundnote.runtime import Runtime, open_runtime
+from groundnote.store.sql import IntegrityError
 from tests.impulses.conftest import Resolve, count, rows
 from tests.impulses.test_write_shapes import make_concept
 
@@ -59,7 +59,7 @@ def test_the_database_keeps_edges_inside_one_org(
 ) -> None:
     a, g = make_concept(resolve, acme), make_concept(resolve, globex)
     with (
-        pytest.raises(sqlite3.IntegrityError, match="link-endpoint-unknown"),
+        pytest.raises(IntegrityError, match="link-endpoint-unknown"),
         runtime.home.instance.write() as conn,
     ):
         conn.execute(

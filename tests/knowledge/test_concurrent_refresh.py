@@ -38,7 +38,7 @@ def test_a_refresh_planned_against_rows_another_process_replaced_ends_the_same(
     commit(repo, "two")
 
     # The other process: its own handle on the file, refreshing while this one plans.
-    other = Database(runtime.home.scope_path(kb))
+    other = runtime.home.open_unmigrated(kb)
     interleaved = []
 
     def progress(phase: str, done: int, total: int) -> None:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
 from groundnote.auth import Right, create_grant, revoke_grant
 from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime
+from groundnote.store.sql import IntegrityError, Row
 from tests.conftest import Call, make_principal
 
 
-def _log_rows(runtime: Runtime, scope: str | None) -> list[sqlite3.Row]:
+def _log_rows(runtime: Runtime, scope: str | None) -> list[Row]:
     db = runtime.home.scope_db(scope) if scope else runtime.home.instance
     with db.read() as conn:
         return conn.execute("SELECT * FROM search_log ORDER BY at, rowid").fetchall()
@@ -42,7 +42,7 @@ def test_the_log_is_append_only(call: Call, runtime: Runtime, scope: str) -> Non
             "VALUES ('s-1', '2026-11-30T09:00:00.000Z', 'g', 'cli', 'x', 'ok', 'h')"
         )
     with (
-        pytest.raises(sqlite3.IntegrityError, match="append-only"),
+        pytest.raises(IntegrityError, match="append-only"),
         runtime.home.instance.write() as conn,
     ):
         conn.execute("DELETE FROM search_log")

@@ -18,7 +18,7 @@ from tests.conftest import Call
 @pytest.fixture
 def elsewhere(runtime: Runtime, scope: str) -> Iterator[Database]:
     """A second handle on the scope file: its own connections, its own index."""
-    db = Database(runtime.home.scope_path(scope))
+    db = runtime.home.open_unmigrated(scope)
     yield db
     db.close()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from groundnote.store import Database, WriteGate, WriteGateReentrant
+from groundnote.store import SqliteDatabase, WriteGate, WriteGateReentrant
 from groundnote.store.gate import GateTimeout
 
 
@@ -71,7 +71,7 @@ def test_a_waiter_out_of_time_leaves_and_the_queue_keeps_its_order() -> None:
 
 
 def test_a_nested_write_raises_instead_of_deadlocking(tmp_path: Path) -> None:
-    db = Database(tmp_path / "x.db")
+    db = SqliteDatabase(tmp_path / "x.db")
     with db.write() as conn:
         conn.execute("CREATE TABLE t (x)")
     with pytest.raises(WriteGateReentrant), db.write() as conn:
@@ -86,7 +86,7 @@ def test_a_nested_write_raises_instead_of_deadlocking(tmp_path: Path) -> None:
 
 
 def test_many_threads_lose_no_write(tmp_path: Path) -> None:
-    db = Database(tmp_path / "x.db")
+    db = SqliteDatabase(tmp_path / "x.db")
     with db.write() as conn:
         conn.execute("CREATE TABLE t (n INTEGER)")
 
@@ -106,7 +106,7 @@ def test_many_threads_lose_no_write(tmp_path: Path) -> None:
 
 
 def test_readers_see_committed_rows_and_the_writer_its_own(tmp_path: Path) -> None:
-    db = Database(tmp_path / "x.db")
+    db = SqliteDatabase(tmp_path / "x.db")
     with db.write() as conn:
         conn.execute("CREATE TABLE t (n INTEGER)")
     with db.write() as conn:

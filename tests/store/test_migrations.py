@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from groundnote.store import Database, Migration, MigrationChecksumMismatch, migrate, split_sql
+from groundnote.store import (
+    Migration,
+    MigrationChecksumMismatch,
+    SqliteDatabase,
+    migrate,
+    split_sql,
+)
+from groundnote.store.sql import StoreError
 
 NOW = "2026-11-30T09:00:00.000Z"
 FIRST = Migration("demo", 1, "first", "CREATE TABLE a (x INTEGER);\nINSERT INTO a VALUES (1);\n")
@@ -21,7 +27,7 @@ SECOND = Migration(
 
 
 def test_rerun_is_a_noop(tmp_path: Path) -> None:
-    db = Database(tmp_path / "s.db")
+    db = SqliteDatabase(tmp_path / "s.db")
     assert migrate(db, "demo", [FIRST, SECOND], NOW) == 2
     assert migrate(db, "demo", [FIRST, SECOND], NOW) == 0
     with db.read() as conn:
@@ -32,7 +38,7 @@ def test_rerun_is_a_noop(tmp_path: Path) -> None:
 
 
 def test_a_changed_file_is_refused(tmp_path: Path) -> None:
-    db = Database(tmp_path / "s.db")
+    db = SqliteDatabase(tmp_path / "s.db")
     migrate(db, "demo", [FIRST], NOW)
     changed = Migration("demo", 1, "first", FIRST.sql + "-- edited\n")
     with pytest.raises(MigrationChecksumMismatch, match="demo/0001_first"):
@@ -41,7 +47,7 @@ def test_a_changed_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_ledgers_are_per_subsystem(tmp_path: Path) -> None:
-    db = Database(tmp_path / "s.db")
+    db = SqliteDatabase(tmp_path / "s.db")
     migrate(db, "demo", [FIRST], NOW)
     other = Migration("other", 1, "first", "CREATE TABLE c (z);")
     assert migrate(db, "other", [other], NOW) == 1
@@ -49,11 +55,11 @@ def test_ledgers_are_per_subsystem(tmp_path: Path) -> None:
 
 
 def test_a_failing_migration_leaves_nothing(tmp_path: Path) -> None:
-    db = Database(tmp_path / "s.db")
+    db = SqliteDatabase(tmp_path / "s.db")
     broken = Migration(
         "demo", 1, "broken", "CREATE TABLE a (x);\nINSERT INTO nowhere VALUES (1);\n"
     )
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(StoreError, match="no such table"):
         migrate(db, "demo", [broken], NOW)
     with db.read() as conn:
         assert (

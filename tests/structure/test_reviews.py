@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from groundnote.runtime import Runtime
+from groundnote.store.sql import IntegrityError
 from tests.conftest import make_principal
 from tests.structure.helpers import AgentWrites, Approver, current, path_names
 
@@ -208,23 +207,20 @@ def test_the_database_refuses_a_review_by_anyone_but_a_person(
     runtime: Runtime, agent_writes: AgentWrites
 ) -> None:
     north = agent_writes.create("Vertrieb Nord")
-    conn = sqlite3.connect(runtime.home.scope_path("sales"))
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
-            conn.execute(
-                "INSERT INTO review (seq, id, target, verdict, decided_by, decided_by_identity, "
-                "decided_at) VALUES (1, 'sales-r0001', ?, 'confirm', 'grant:agent', 'x', "
-                "'2026-11-30T09:00:00.000Z')",
-                (f"entity/{north}@1",),
-            )
-        with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
-            conn.execute(
-                "INSERT INTO entity_version (id, version, type, name, aliases, status, valid_from, "
-                "change, channel, changed_by, changed_at, reason) VALUES (?, 2, 'department', "
-                "'Vertrieb Nord', '[]', 'active', '2026-11-30', 'confirm', 'mcp', 'grant:agent', "
-                "'2026-11-30T09:00:00.000Z', 'self-confirmed')",
-                (north,),
-            )
-    finally:
-        conn.close()
+    scope_db = runtime.home.scope_db("sales")
+    with pytest.raises(IntegrityError, match=r"(?i)check constraint"), scope_db.write() as conn:
+        conn.execute(
+            "INSERT INTO review (seq, id, target, verdict, decided_by, decided_by_identity, "
+            "decided_at) VALUES (1, 'sales-r0001', ?, 'confirm', 'grant:agent', 'x', "
+            "'2026-11-30T09:00:00.000Z')",
+            (f"entity/{north}@1",),
+        )
+    with pytest.raises(IntegrityError, match=r"(?i)check constraint"), scope_db.write() as conn:
+        conn.execute(
+            "INSERT INTO entity_version (id, version, type, name, aliases, status, valid_from, "
+            "change, channel, changed_by, changed_at, reason) VALUES (?, 2, 'department', "
+            "'Vertrieb Nord', '[]', 'active', '2026-11-30', 'confirm', 'mcp', 'grant:agent', "
+            "'2026-11-30T09:00:00.000Z', 'self-confirmed')",
+            (north,),
+        )
     assert current(runtime, north)["status"] == "unconfirmed"

@@ -130,8 +130,10 @@ def record_published(db: Database, scope: Scope, binding: Binding, *, at: str) -
                 remedy="Give this project another workspace, project or stream in its recipe.",
             )
         conn.execute(
-            "INSERT OR REPLACE INTO context_published (workspace, project, stream, scope, "
-            "binding, published_at) VALUES (?,?,?,?,?,?)",
+            "INSERT INTO context_published (workspace, project, stream, scope, binding, "
+            "published_at) VALUES (?,?,?,?,?,?) ON CONFLICT (workspace, project, stream) "
+            "DO UPDATE SET scope = excluded.scope, binding = excluded.binding, "
+            "published_at = excluded.published_at",
             (
                 scope.workspace,
                 scope.project,

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, table_exists
 
 __all__ = ["has_table"]
 
 
 def has_table(conn: Connection, name: str) -> bool:
     """Whether a table exists; readers of a store not yet migrated see no rows, not an error."""
-    row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return row is not None
+    return table_exists(conn, name)

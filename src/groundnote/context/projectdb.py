@@ -29,7 +29,7 @@ from groundnote.context.termstore import TermStore
 from groundnote.context.voicestore import VoiceStore
 from groundnote.context.workingset import WorkingSet
 from groundnote.domain.clock import Clock
-from groundnote.store import Database, migrate
+from groundnote.store import Database, SqliteDatabase, migrate
 
 __all__ = [
     "SUBSYSTEMS",
@@ -56,7 +56,7 @@ def open_database(path: Path) -> Database:
     Each call opens its own handle: the file may be deleted between calls, which is how a
     rebuild starts.
     """
-    return Database(path)
+    return SqliteDatabase(path)
 
 
 def store_path(project_dir: Path) -> Path:

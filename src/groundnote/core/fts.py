@@ -1,8 +1,9 @@
-"""The full-text projection: normalised text in `rule_fts` / `source_fts`, and MATCH expressions.
+"""The full-text projection: normalised text in `rule_fts` / `source_fts`, and text queries.
 
 Both sides pass through `normalize`, so a query typed without umlauts ("Mueller", "Strasse")
 finds the stored spelling ("Müller", "Straße"); the tokenizer then removes other diacritics.
-User text reaches MATCH only as quoted tokens, never as FTS syntax.
+User text reaches a query only as words of a `TextQuery`, never as an engine's syntax; the
+store's dialect writes the index and renders the query for its backend.
 
 A prefix term ("rabatt"*) is expanded into the indexed words it stands for ("rabatt" OR
 "rabattstaffel"), looked up in `fts_word`: FTS5 answers a prefix query by copying the whole
@@ -16,9 +17,12 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from groundnote.store.dialect import Term, TextQuery, dialect_of
 from groundnote.store.sql import Connection
 
 __all__ = [
+    "RULE_COLUMNS",
+    "SOURCE_COLUMNS",
     "STOPWORDS",
     "expand_prefixes",
     "index_rule",
@@ -29,6 +33,7 @@ __all__ = [
     "normalize",
     "query_terms",
     "rebuild_fts",
+    "tokens",
     "word_set",
 ]
 
@@ -162,37 +167,50 @@ def expand_prefixes(conn: Connection, terms: list[str]) -> dict[str, list[str]]:
     return out
 
 
-def _quoted(term: str, words: dict[str, list[str]] | None) -> str:
+def _term(term: str, words: dict[str, list[str]] | None) -> Term:
+    """A query term in the words the index holds (FTS5 strips diacritics from a query itself;
+    a PostgreSQL index compares the words as given)."""
+    bare = _bare(term)
     if len(term) < PREFIX_MIN:
-        return f'"{term}"'
+        return Term((bare,))
     expanded = (words or {}).get(term)
     if expanded is None:
-        return f'"{term}"*'
+        return Term((bare,), prefix=True)
     if len(expanded) == 1:
-        return f'"{term}"'
-    return "(" + " OR ".join(f'"{w}"' for w in expanded) + ")"
+        return Term((bare,))
+    return Term(tuple(expanded))
 
 
-def match_all(terms: list[str], words: dict[str, list[str]] | None = None) -> str:
+def match_all(terms: list[str], words: dict[str, list[str]] | None = None) -> TextQuery:
     """AND over the terms; `words` (from expand_prefixes) replaces prefixes by their words."""
-    return " AND ".join(_quoted(t, words) for t in terms)
+    return TextQuery(tuple(_term(t, words) for t in terms), every=True)
 
 
-def match_any(terms: list[str], words: dict[str, list[str]] | None = None) -> str:
-    """OR over the terms that carry meaning; empty when only stop words remain."""
+def match_any(terms: list[str], words: dict[str, list[str]] | None = None) -> TextQuery:
+    """OR over the terms that carry meaning; no terms when only stop words remain."""
     useful = [t for t in terms if t not in STOPWORDS]
-    return " OR ".join(_quoted(t, words) for t in useful)
+    return TextQuery(tuple(_term(t, words) for t in useful), every=False)
 
 
 def _index_words(conn: Connection, texts: Iterable[str]) -> None:
     conn.executemany(
-        "INSERT OR IGNORE INTO fts_word (word) VALUES (?)", [(w,) for w in _words(texts)]
+        "INSERT INTO fts_word (word) VALUES (?) ON CONFLICT (word) DO NOTHING",
+        [(w,) for w in sorted(_words(texts))],
     )
+
+
+def tokens(text: str) -> list[str]:
+    """The words of a text as the index holds them (what fts_word lists)."""
+    return [_bare(t) for t in _TOKEN.findall(text)]
+
+
+RULE_COLUMNS = ("statement", "quote")
+SOURCE_COLUMNS = ("title", "body", "attachments")
 
 
 def index_rule(conn: Connection, seq: int, statement: str, quote: str | None) -> None:
     texts = (normalize(statement), normalize(quote or ""))
-    conn.execute("INSERT INTO rule_fts (rowid, statement, quote) VALUES (?, ?, ?)", (seq, *texts))
+    dialect_of(conn).text_index(conn, "rule_fts", RULE_COLUMNS, seq, texts, tokens)
     _index_words(conn, texts)
 
 
@@ -200,10 +218,7 @@ def index_source(
     conn: Connection, seq: int, title: str, body: str, attachment_texts: list[str]
 ) -> None:
     texts = (normalize(title), normalize(body), normalize("\n".join(attachment_texts)))
-    conn.execute(
-        "INSERT INTO source_fts (rowid, title, body, attachments) VALUES (?, ?, ?, ?)",
-        (seq, *texts),
-    )
+    dialect_of(conn).text_index(conn, "source_fts", SOURCE_COLUMNS, seq, texts, tokens)
     _index_words(conn, texts)
 
 
@@ -236,8 +251,9 @@ def index_sources(conn: Connection, after_seq: int = 0) -> int:
 
 def rebuild_fts(conn: Connection) -> None:
     """Recreate both indexes from the truth tables, inside the caller's write transaction."""
-    conn.execute("INSERT INTO rule_fts (rule_fts) VALUES ('delete-all')")
-    conn.execute("INSERT INTO source_fts (source_fts) VALUES ('delete-all')")
+    dialect = dialect_of(conn)
+    dialect.text_clear(conn, "rule_fts")
+    dialect.text_clear(conn, "source_fts")
     conn.execute("DELETE FROM fts_word")
     for seq, statement, quote in conn.execute(
         "SELECT seq, statement, evidence_quote FROM rule ORDER BY seq"

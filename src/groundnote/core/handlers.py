@@ -86,6 +86,7 @@ from groundnote.domain.errors import (
 from groundnote.domain.guidance import Next
 from groundnote.domain.ids import format_seq_id
 from groundnote.store.database import Database
+from groundnote.store.dialect import dialect_of
 from groundnote.store.inspect import file_bytes, ledger_versions, table_counts
 from groundnote.store.sql import Connection
 from groundnote.store.transfer import Transfer, export_lines, import_lines, refuse_unless_empty
@@ -234,7 +235,7 @@ def _list(
     offset: int,
     order: str = "r.seq DESC",
 ) -> RuleList:
-    clause = " AND ".join(where) or "1"
+    clause = " AND ".join(where) or "TRUE"
     with ctx.scope_db(scope).read() as conn:
         total = conn.execute(
             f"SELECT count(*) FROM rule r JOIN rule_state st ON st.id = r.id WHERE {clause}", params
@@ -275,8 +276,9 @@ def list_rules(ctx: Context, value: ListRulesInput) -> RuleList:
                 "text has no words to look for.", remedy="Give words of the rule."
             )
         ctx.log.terms = terms
-        where.append("r.seq IN (SELECT rowid FROM rule_fts WHERE rule_fts MATCH :match)")
-        params["match"] = match_all(terms)
+        dialect = dialect_of(ctx.scope_db(value.scope))
+        where.append(f"r.seq IN ({dialect.text_matches('rule_fts', ':match')})")
+        params["match"] = dialect.text_query(match_all(terms))
     return _list(ctx, value.scope, where, params, value.limit, value.offset)
 
 
@@ -492,20 +494,18 @@ def feedback(ctx: Context, value: FeedbackInput) -> FeedbackOutput:
                 f"No search {value.search_id} is logged in {value.scope}.",
                 remedy="Use the search_id of a search answer in this scope.",
             )
-        returned = conn.execute(
-            "SELECT 1 FROM json_each(?) WHERE value = ?", (logged["refs"], value.ref)
-        ).fetchone()
-        if returned is None:
+        if value.ref not in json.loads(logged["refs"]):
             raise ValidationFailed(
                 f"The search {value.search_id} did not return {value.ref}.",
                 remedy="Give feedback only on a ref that search returned (a head or a group entry).",
             )
-        cursor = conn.execute(
-            "INSERT INTO feedback (search_id, ref, verdict, given_by, given_at) VALUES (?,?,?,?,?)",
-            (value.search_id, value.ref, value.verdict, ctx.actor, ctx.clock.instant()),
+        new_id = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM feedback").fetchone()[0])
+        conn.execute(
+            "INSERT INTO feedback (id, search_id, ref, verdict, given_by, given_at) "
+            "VALUES (?,?,?,?,?,?)",
+            (new_id, value.search_id, value.ref, value.verdict, ctx.actor, ctx.clock.instant()),
         )
         ctx.log.refs = [value.ref]
-        new_id = int(cursor.lastrowid or 0)
     steps = []
     if value.verdict == "wrong" and value.ref.startswith("rule/"):
         steps.append(Next(tool="propose_rule", why="propose the correct rule with supersedes"))

@@ -100,8 +100,9 @@ def check_supersedes(conn: Connection, scope: str, target: str) -> None:
 def auto_adopt(conn: Connection, rule_id: str, at: str) -> None:
     """The approval mode auto: the policy adopts the rule the moment it is proposed."""
     conn.execute(
-        "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
-        "VALUES (?, 'adopt', 'approval mode auto', ?, ?, 'policy')",
+        "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, decided_at, "
+        "channel) SELECT coalesce(max(seq), 0) + 1, ?, 'adopt', 'approval mode auto', ?, ?, "
+        "'policy' FROM rule_decision",
         (rule_id, AUTO_ADOPT, at),
     )
 
@@ -133,7 +134,7 @@ def retract_auto_adopted(
     if row["status"] not in ("adopted", "superseded"):
         raise StateChanged(f"The rule {rule_id} is {row['status']}; there is nothing to retract.")
     conn.execute(
-        "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
-        "VALUES (?, 'retract', ?, ?, ?, ?)",
+        "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, decided_at, "
+        "channel) SELECT coalesce(max(seq), 0) + 1, ?, 'retract', ?, ?, ?, ? FROM rule_decision",
         (rule_id, reason, by, at, channel),
     )

@@ -1,5 +1,5 @@
 """`search`: full text over rule statements and source text; heads are rules in force on
-`as_of`, ranked by bm25 then recency, each built into a bundle. With `search.semantic` on, the
+`as_of`, ranked by full-text score then recency, each built into a bundle. With `search.semantic` on, the
 rules and sources nearest to the question by embedding are fused with the full-text hits
 (core/hybrid.py), and each head says what found it (`match`); off, the answer is full text
 alone, exactly as before embeddings existed. Every search is logged with
@@ -43,6 +43,7 @@ from groundnote.domain.errors import ValidationFailed
 from groundnote.embedding import embedder_for
 from groundnote.embedding.base import Vector
 from groundnote.store import Database
+from groundnote.store.dialect import dialect_of
 from groundnote.store.oplog import OpLogEntry, write_entry
 from groundnote.store.sql import Connection
 
@@ -112,7 +113,9 @@ class SearchComposition:
 @dataclass(frozen=True)
 class Hit:
     rule_id: str
-    key: tuple[int, int, float, str]  # stage, direct before via source, bm25, -recency
+    # stage, direct before via source, score, -recency; equal keys keep the order of the
+    # scopes, then of the rules (older first): a total order on every backend
+    key: tuple[int, int, float, str]
 
 
 def _heads_for(
@@ -133,7 +136,7 @@ def _heads_for(
         params.update(only.params)
     rows = conn.execute(
         f"SELECT r.id, r.seq, r.valid_from FROM rule r WHERE r.seq IN ({marks}) "
-        f"AND {head_condition('r', include_proposed)}{restrict}",
+        f"AND {head_condition('r', include_proposed)}{restrict} ORDER BY r.seq",
         params,
     ).fetchall()
     return [(r["id"], r["seq"], seqs[r["seq"]], r["valid_from"]) for r in rows]
@@ -154,31 +157,27 @@ def _ranked(
     pool: int,
     only: HeadRestriction | None = None,
 ) -> tuple[dict[int, float], bool]:
-    """The best `pool` matches by bm25 among the newest RANK_WINDOW matches, and whether capped.
+    """The best `pool` matches by score among the newest RANK_WINDOW matches, and whether capped.
 
     Ranking every match of a common word costs time in proportion to the scope; streaming the
     matches newest first and ranking a bounded window keeps a search's cost flat, and below the
-    window (every selective query) the order is exactly bm25. The window is sorted inside
-    SQLite, so only the pool crosses into Python. `only` (rule_fts, whose rowid is the rule's
-    seq) keeps the window to the allowed rules.
+    window (every selective query) the order is exactly the score's (bm25 on SQLite, ts_rank on
+    PostgreSQL; equal scores newer first). The window is sorted inside the database, so only
+    the pool crosses into Python. `only` (rule_fts, whose rowid is the rule's seq) keeps the
+    window to the allowed rules.
     """
     params: dict[str, Any] = {"expr": expr, "window": RANK_WINDOW, "pool": pool}
     restrict = ""
     if only is not None:
         restrict = f" AND rowid IN (SELECT seq FROM rule WHERE id IN ({only.sql}))"
         params.update(only.params)
-    rows = conn.execute(
-        f"SELECT seq, score, count(*) OVER () FROM (SELECT rowid AS seq, bm25({table}) AS score "
-        f"FROM {table} WHERE {table} MATCH :expr{restrict} ORDER BY rowid DESC LIMIT :window) "
-        "ORDER BY score, seq DESC LIMIT :pool",
-        params,
-    ).fetchall()
+    rows = conn.execute(dialect_of(conn).text_ranked(table, restrict), params).fetchall()
     return {r[0]: r[1] for r in rows}, bool(rows) and rows[0][2] == RANK_WINDOW
 
 
 @dataclass
 class _Stage:
-    """One pass of the search: an FTS expression over both indexes, and what it needs to find."""
+    """One pass of the search: a text query over both indexes, and what it needs to find."""
 
     conn: Connection
     number: int
@@ -349,11 +348,14 @@ def search_scope(
     with db.read() as conn:
         only = composition.restriction(conn, ctx.config, scope, value.entity, day)
         words = expand_prefixes(conn, terms)
-        first = _Stage(conn, 1, match_all(terms, words), pool, day, value.include_proposed, only)
+        dialect = dialect_of(conn)
+        every = dialect.text_query(match_all(terms, words))
+        first = _Stage(conn, 1, every, pool, day, value.include_proposed, only)
         hits = first.hits(value.limit, set(), stages)
         wider = match_any(terms, words)
-        if len(hits) < value.limit and len(terms) > 1 and wider:
-            second = _Stage(conn, 2, wider, pool, day, value.include_proposed, only)
+        if len(hits) < value.limit and len(terms) > 1 and wider.terms:
+            any_ = dialect.text_query(wider)
+            second = _Stage(conn, 2, any_, pool, day, value.include_proposed, only)
             known = {h.rule_id for h in hits}
             hits += second.hits(value.limit - len(hits), known, stages)
         hits.sort(key=lambda h: h.key)

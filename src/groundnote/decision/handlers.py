@@ -45,8 +45,9 @@ def rule_decide(ctx: Context, value: RuleDecisionInput) -> RuleAnswer:
                 f"The rule {value.id} is {row['status']} already.", current=row["status"]
             )
         conn.execute(
-            "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
-            "VALUES (?, ?, ?, ?, ?, 'approval')",
+            "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, decided_at, "
+            "channel) SELECT coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, 'approval' "
+            "FROM rule_decision",
             (value.id, value.verdict, value.reason, ctx.actor, ctx.clock.instant()),
         )
         ctx.log.refs = [f"rule/{value.id}"]

@@ -88,12 +88,12 @@ def closure_drift(db: Database, scope: str) -> list[str]:
     with db.read() as conn:
         missing = conn.execute(
             _WALK + "SELECT count(*) FROM (SELECT ancestor_id, descendant_id, depth FROM walk "
-            "EXCEPT SELECT ancestor_id, descendant_id, depth FROM entity_closure)"
+            "EXCEPT SELECT ancestor_id, descendant_id, depth FROM entity_closure) AS d"
         ).fetchone()[0]
         extra = conn.execute(
             _WALK
             + "SELECT count(*) FROM (SELECT ancestor_id, descendant_id, depth FROM entity_closure "
-            "EXCEPT SELECT ancestor_id, descendant_id, depth FROM walk)"
+            "EXCEPT SELECT ancestor_id, descendant_id, depth FROM walk) AS d"
         ).fetchone()[0]
     remedy = f"run `groundnote rebuild closure --scope {scope}`"
     problems = []

@@ -31,6 +31,7 @@ from groundnote.graph.normalize import normalize
 from groundnote.graph.queries import current, level, path_items, subtree_depth
 from groundnote.graph.resolve import Match
 from groundnote.graph.trigram import TrigramIndex
+from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection, Row
 
 __all__ = ["Author", "Written", "create_entity", "move_entity", "scope_of", "update_entity"]
@@ -154,18 +155,15 @@ def _literal_duplicates(
         # of thousands of rows); the rarest three, AND-ed, read a few and still recall every
         # duplicate, including rows written earlier in this transaction.
         grams = index.rarest(key, 3) if index is not None else []
-        phrases = [_phrase(g) for g in grams] if grams else [_phrase(key)]
-        recalled = "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?"
-        match: str = " AND ".join("name : " + p for p in phrases)
+        recalled, params = dialect_of(conn).substrings_recall("entity_fts", "name", grams or [key])
     else:
-        recalled = "SELECT rowid FROM entity_fts WHERE name = ?"
-        match = key
+        recalled, params = "SELECT rowid FROM entity_fts WHERE name = ?", [key]
     # One statement: the recalled rowids drive the lookups by primary key.
     found = conn.execute(
         "SELECT e.seq, k.* FROM entity e JOIN entity_current k ON k.id = e.id "
-        f"WHERE e.seq IN ({recalled}) AND k.type = ? AND k.parent_id IS ? "
+        f"WHERE e.seq IN ({recalled}) AND k.type = ? AND k.parent_id IS NOT DISTINCT FROM ? "
         "AND k.status <> 'archived'",
-        (match, type, parent_id),
+        (*params, type, parent_id),
     ).fetchall()
     folded = name.strip().casefold()
     out = []
@@ -175,10 +173,6 @@ def _literal_duplicates(
             found_match.path = [p.name for p in path_items(conn, row["id"])]
             out.append(found_match)
     return out
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
 
 
 def _refuse_literal(found: list[Match], where: str) -> None:

@@ -294,8 +294,8 @@ def computed_links(conn: Connection, ref: str) -> list[LinkOut]:
                 )
             )
         for rule in conn.execute(
-            "SELECT r.id, r.valid_from, r.evidence_refs FROM rule r, json_each(r.evidence_refs) j "
-            "WHERE j.value LIKE '%' || ? || '%' GROUP BY r.id",
+            "SELECT r.id, r.valid_from, r.evidence_refs FROM rule r WHERE r.id IN "
+            "(SELECT e.rule_id FROM rule_evidence e WHERE e.source_id = ?) ORDER BY r.id",
             (value,),
         ):
             refs = {_source_ref(x) for x in json.loads(rule["evidence_refs"])}

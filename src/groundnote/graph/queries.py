@@ -66,7 +66,7 @@ PENDING_LINKS_SQL = (
 def pending_counts(conn: Connection) -> dict[str, int]:
     """Entities with pending versions and proposed links without a review, for `status`."""
     entities: int = conn.execute(f"SELECT count(*) FROM ({PENDING_ENTITIES_SQL}) p").fetchone()[0]
-    links: int = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL})").fetchone()[0]
+    links: int = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) AS p").fetchone()[0]
     return {"entities": entities, "links": links}
 
 

@@ -224,6 +224,8 @@ def _rows(conn: Connection, seqs: Iterable[int]) -> list[Row]:
 def path_names(conn: Connection, entity_ids: list[str]) -> dict[str, list[str]]:
     """The names from the top level down to each entity, itself included, in one query."""
     paths: dict[str, list[str]] = {entity_id: [] for entity_id in entity_ids}
+    if not entity_ids:
+        return paths
     marks = ",".join("?" * len(entity_ids))
     for row in conn.execute(
         "SELECT c.descendant_id, k.name FROM entity_closure c "

@@ -273,7 +273,9 @@ def _write_objects(
         "DELETE FROM knowledge_object WHERE path = ?", [(p,) for p in sorted(indexed - current)]
     )
     conn.executemany(
-        "INSERT OR REPLACE INTO knowledge_object (path, is_test, kind, key) VALUES (?, ?, ?, ?)",
+        "INSERT INTO knowledge_object (path, is_test, kind, key) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (path) DO UPDATE SET is_test = excluded.is_test, kind = excluded.kind, "
+        "key = excluded.key",
         [object_row(p, cfg) for p in sorted(current - indexed)],
     )
 
@@ -284,11 +286,13 @@ def _write_parsed(conn: Connection, path: str, item: _Parsed) -> None:
         (path, item.kind, item.sha256),
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO knowledge_problem (path, line, message) VALUES (?, ?, ?)",
+        "INSERT INTO knowledge_problem (path, line, message) VALUES (?, ?, ?) "
+        "ON CONFLICT (path, line, message) DO NOTHING",
         [(p.path, p.line, p.message) for p in item.problems],
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO knowledge_ledger (kind, id, path, line) VALUES (?, ?, ?, ?)",
+        "INSERT INTO knowledge_ledger (kind, id, path, line) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (kind, id, path, line) DO NOTHING",
         [(e.kind, e.id, e.path, e.line) for e in item.entries],
     )
     r = item.record

@@ -1,191 +1,102 @@
-"""One SQLite store file: per-thread readers, one writer behind the FIFO gate.
+"""The store unit every subsystem writes through: one SQLite file or one PostgreSQL schema.
 
-The MCP SDK runs plain `def` handlers on worker threads, so no connection crosses threads
-unguarded: readers are thread-local, the single writer connection is only touched by the
-thread that holds the gate's permit, and the snapshot connection (the change record's
-catch-up, `store.changes`) only under its lock.
+Both backends give the same three ways in, with the same meaning:
 
-Several processes may write one file. Their writers queue in this process's FIFO gate, then
-in SQLite's lock (`BEGIN IMMEDIATE`, retried by SQLite's busy handler). Both waits together are
-bounded by `busy_timeout` seconds; past it the caller gets `Busy` (503, retry), never SQLite's
-`database is locked`.
+* `read()`: a connection for reads (autocommit; inside `write()` on the same unit and thread,
+  the writer itself, so a writer sees its own rows);
+* `write()`: one write transaction behind this process's FIFO gate (seed 002) and the
+  backend's own lock, which holds across processes (SQLite's file lock; on PostgreSQL a row
+  lock on the schema's gate row, which holds across servers). Waiting for both shares one
+  deadline, `busy_timeout`; past it the caller gets `Busy` (503, retry). Committed on success,
+  rolled back on error or cancellation;
+* `snapshot()`: one read transaction on a connection of its own, for catching derived state
+  up (store/changes).
+
+`data_version()` and `data_version_in(conn)` are the change record's fast path: a number that
+moves whenever another writer may have committed a recorded change.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 
-from groundnote.domain.cancel import check_before_commit
 from groundnote.domain.errors import Busy
-from groundnote.store.gate import GateTimeout, WriteGate
+from groundnote.store.gate import WriteGate
+from groundnote.store.sql import Backend, Connection
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "connect", "gate_for"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "busy", "gate_for"]
 
 DEFAULT_BUSY_TIMEOUT = 10.0
-WAL_AUTOCHECKPOINT_PAGES = 4000
 
 _GATES: dict[str, WriteGate] = {}
 _GATES_LOCK = threading.Lock()
 
 
-def gate_for(path: Path) -> WriteGate:
-    """The one FIFO gate of a store file in this process, shared by every handle on it.
+def gate_for(key: str, name: str) -> WriteGate:
+    """The one FIFO gate of a store unit in this process, shared by every handle on it.
 
-    A file may get several handles (a projection opens a fresh one after deleting the file to
-    rebuild it); their writers must still queue at one permit, in arrival order.
+    A unit may get several handles (a projection opens a fresh one after deleting the file to
+    rebuild it; `check` opens its own); their writers must still queue at one permit, in
+    arrival order. `key` identifies the unit, `name` is what messages call it.
     """
-    key = str(path.resolve())
     with _GATES_LOCK:
         gate = _GATES.get(key)
         if gate is None:
-            gate = _GATES[key] = WriteGate(key)
+            gate = _GATES[key] = WriteGate(name)
         return gate
 
 
-def connect(path: Path | str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> sqlite3.Connection:
-    """A connection with the pragmas every Groundnote file uses; transactions are explicit."""
-    conn = sqlite3.connect(
-        str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout
-    )
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA foreign_keys=ON")
-    # A checkpoint runs inside the COMMIT that crosses the threshold and fsyncs; at SQLite's
-    # default of 1,000 pages that was ~0.3 ms of every small write at 100,000 entities.
-    # 4,000 pages (16 MB of WAL) checkpoints a quarter as often.
-    conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
-    return conn
-
-
-def is_busy(exc: sqlite3.OperationalError) -> bool:
-    """SQLite's answer when another connection held the lock past the busy timeout."""
-    text = str(exc)
-    return "database is locked" in text or "database is busy" in text
-
-
-def busy(path: Path, waited: float) -> Busy:
+def busy(label: str, waited: float) -> Busy:
     return Busy(
-        f"The store file {path.name} was busy with other writers for longer than "
+        f"The store {label} was busy with other writers for longer than "
         f"{waited:g} s; nothing was written.",
         limit=waited,
     )
 
 
-class Database:
-    """A store file shared by many subsystems; each reaches its tables through its own module."""
+class Database(ABC):
+    """A store unit shared by many subsystems; each reaches its tables through its own module."""
 
-    def __init__(self, path: Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
-        self.path = path
-        self.busy_timeout = busy_timeout
-        self.gate = gate_for(path)
-        self._local = threading.local()
-        self._writer: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-        self._all: list[sqlite3.Connection] = []
-        self._snapshot_lock = threading.Lock()
-        self._snapshot: sqlite3.Connection | None = None
+    backend: Backend
+    #: What messages call this unit: `file sales.db`, `schema scope_sales`.
+    label: str
+    busy_timeout: float
+    gate: WriteGate
 
-    def _connect(self) -> sqlite3.Connection:
-        return connect(self.path, self.busy_timeout)
+    @abstractmethod
+    def read(self) -> AbstractContextManager[Connection]:
+        """A connection for reads; inside `write()` in this thread, the writer."""
 
-    def _reader(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
+    @abstractmethod
+    def write(self) -> AbstractContextManager[Connection]:
+        """One write transaction, committed on success and rolled back on error."""
 
-    @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        """A connection for reads. Inside `write()` it is the writer, so a writer sees its own rows."""
-        if self.gate.held_by_current_thread and self._writer is not None:
-            yield self._writer
-            return
-        try:
-            yield self._reader()
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                raise busy(self.path, self.busy_timeout) from exc
-            raise
+    @abstractmethod
+    def snapshot(self) -> AbstractContextManager[Connection]:
+        """One read transaction on a private connection: never the writer, never a reader."""
 
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (`BEGIN IMMEDIATE`), committed on success, rolled back on error.
-
-        Waiting for the gate and then for SQLite's lock share one deadline, `busy_timeout`
-        from now; past it the caller gets `Busy`.
-        """
-        deadline = time.monotonic() + self.busy_timeout
-        try:
-            with self.gate.permit(self.busy_timeout):
-                if self._writer is None:
-                    self._writer = self._connect()
-                conn = self._writer
-                left_ms = max(1, int((deadline - time.monotonic()) * 1000))
-                conn.execute(f"PRAGMA busy_timeout={left_ms}")
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                    check_before_commit()  # a call cancelled by now writes nothing
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-        except GateTimeout as exc:
-            raise busy(self.path, self.busy_timeout) from exc
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                raise busy(self.path, self.busy_timeout) from exc
-            raise
-
-    @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction on a connection of its own, for catching up derived state:
-        never the writer (it would show uncommitted rows) and never a thread's reader (which
-        may be inside a statement of its caller)."""
-        with self._snapshot_lock:
-            if self._snapshot is None:
-                self._snapshot = self._connect()
-            conn = self._snapshot
-            try:
-                conn.execute("BEGIN")
-                try:
-                    yield conn
-                finally:
-                    conn.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                if is_busy(exc):
-                    raise busy(self.path, self.busy_timeout) from exc
-                raise
-
+    @abstractmethod
     def data_version(self) -> int:
-        """SQLite's `PRAGMA data_version` on the snapshot connection: it changes only when
-        another connection committed since that connection last looked."""
-        with self._snapshot_lock:
-            if self._snapshot is None:
-                self._snapshot = self._connect()
-            version: int = self._snapshot.execute("PRAGMA data_version").fetchone()[0]
-            return version
+        """A number that changes when another writer may have committed a recorded change."""
 
+    @abstractmethod
+    def data_version_in(self, conn: Connection) -> int:
+        """The same number as seen inside the snapshot `conn`."""
+
+    @abstractmethod
+    def integrity_problems(self) -> list[str]:
+        """The engine's own check of the unit's storage and its foreign keys."""
+
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """The unit's tables (virtual ones included), its own bookkeeping left out."""
+
+    @abstractmethod
+    def size_bytes(self) -> int:
+        """What the unit takes on disk."""
+
+    @abstractmethod
     def close(self) -> None:
-        with self._lock:
-            for conn in self._all:
-                conn.close()
-            self._all.clear()
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-        with self._snapshot_lock:
-            if self._snapshot is not None:
-                self._snapshot.close()
-                self._snapshot = None
-        self._local = threading.local()
+        """Release every connection; the handle may be opened again by its next use."""

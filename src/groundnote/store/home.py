@@ -7,12 +7,15 @@ here, only `work/cache/` is free to delete; `work/store.db` holds staged unit st
 
 The home knows the layout and the scope registry; which subsystems live in which file is
 handed in by the composition root (`groundnote.runtime`), so the store imports no subsystem.
+
+With a database URL (`database.url`, DESIGN §4) the instance and every scope live in that
+PostgreSQL database instead, one schema each (`groundnote`, `scope_<scope>`); the folder
+still holds `groundnote.json` and `work/`.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,10 +25,23 @@ from groundnote.domain.clock import Clock
 from groundnote.domain.errors import ValidationFailed, scope_refusal
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database
 from groundnote.store.migrations import Migration, migrate
+from groundnote.store.schemas import INSTANCE_SCHEMA, schema_for
+from groundnote.store.sql import Backend, Connection, IntegrityError
+from groundnote.store.sqlite import SqliteDatabase
 
-__all__ = ["Home", "ScopeInfo", "Subsystem"]
+__all__ = ["Home", "ScopeInfo", "Subsystem", "home_exists"]
 
 _SCOPE = re.compile(r"^[a-z][a-z0-9-]{1,39}\Z")
+
+
+def home_exists(path: Path, database_url: str | None = None) -> bool:
+    """Whether a home was made here: `instance.db` in the folder, or with a database, the
+    folder and the instance's schema in that database."""
+    if database_url is None:
+        return (path / "instance.db").is_file()
+    from groundnote.store.postgres import schema_exists
+
+    return path.is_dir() and schema_exists(database_url, INSTANCE_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -37,7 +53,7 @@ class Subsystem:
     name: str
     migrations: Sequence[Migration]
     check: Callable[[Database], list[str]] | None = None
-    pending: Callable[[sqlite3.Connection], dict[str, int]] | None = None
+    pending: Callable[[Connection], dict[str, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,14 +73,21 @@ class Home:
         instance_subsystems: Sequence[Subsystem],
         scope_subsystems: Sequence[Subsystem],
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        database_url: str | None = None,
+        pool_size: int | None = None,
     ) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
         self.clock = clock
+        self.database_url = database_url
+        self._pool_size = pool_size
         self.scope_subsystems = list(scope_subsystems)
-        for folder in (path, path / "scopes", path / "work" / "cache"):
+        folders = [path, path / "work" / "cache"]
+        if database_url is None:
+            folders.insert(1, path / "scopes")
+        for folder in folders:
             folder.mkdir(parents=True, exist_ok=True)
-        self.instance = Database(path / "instance.db", busy_timeout)
+        self.instance = self._unit(None)
         for subsystem in instance_subsystems:
             migrate(self.instance, subsystem.name, list(subsystem.migrations), clock.instant())
         self._scopes: dict[str, Database] = {}
@@ -109,7 +132,7 @@ class Home:
                     "INSERT INTO scope (name, created_at, approval_mode, repo) VALUES (?,?,?,?)",
                     (name, self.clock.instant(), approval_mode, repo),
                 )
-        except sqlite3.IntegrityError as exc:
+        except IntegrityError as exc:
             raise ValidationFailed(
                 f"scope {name!r} exists already", remedy="`groundnote scope list` shows the scopes."
             ) from exc
@@ -118,10 +141,42 @@ class Home:
             conn.execute("UPDATE meta SET scope = ?", (name,))
         return self.scope_info(name)
 
-    # -- the files ---------------------------------------------------------------------------
+    # -- the store units ---------------------------------------------------------------------
+
+    @property
+    def backend(self) -> Backend:
+        return "sqlite" if self.database_url is None else "postgresql"
 
     def scope_path(self, name: str) -> Path:
+        """The file of a scope on SQLite (on PostgreSQL a scope is a schema, no file)."""
         return self.path / "scopes" / f"{name}.db"
+
+    def instance_label(self) -> str:
+        return "instance.db" if self.database_url is None else f"schema {INSTANCE_SCHEMA}"
+
+    def scope_label(self, name: str) -> str:
+        if self.database_url is None:
+            return f"scopes/{name}.db"
+        return f"schema {schema_for(name)}"
+
+    def _unit(self, scope: str | None) -> Database:
+        """A handle on the instance's (None) or a scope's unit, not migrated."""
+        if self.database_url is None:
+            path = self.path / "instance.db" if scope is None else self.scope_path(scope)
+            return SqliteDatabase(path, self.busy_timeout)
+        # imported here: a SQLite home never loads the driver (140 ms)
+        from groundnote.store.postgres import DEFAULT_POOL_SIZE, PostgresDatabase
+
+        return PostgresDatabase(
+            self.database_url,
+            INSTANCE_SCHEMA if scope is None else schema_for(scope),
+            self.busy_timeout,
+            pool_size=self._pool_size or DEFAULT_POOL_SIZE,
+        )
+
+    def open_unmigrated(self, name: str) -> Database:
+        """A fresh handle on a scope's unit as it is (for `check`); the caller closes it."""
+        return self._unit(name)
 
     def scope_db(self, name: str) -> Database:
         """The store file of a registered scope; an unknown name gets the one scope refusal."""
@@ -136,7 +191,7 @@ class Home:
         with self._lock:
             db = self._scopes.get(name)
             if db is None:
-                db = Database(self.scope_path(name), self.busy_timeout)
+                db = self._unit(name)
                 for subsystem in self.scope_subsystems:
                     migrate(db, subsystem.name, list(subsystem.migrations), self.clock.instant())
                 self._scopes[name] = db

@@ -1,4 +1,4 @@
-"""What a store file holds: row counts per table, ledger versions, size on disk."""
+"""What a store unit holds: row counts per table, ledger versions, size on disk."""
 
 from __future__ import annotations
 
@@ -8,19 +8,11 @@ __all__ = ["file_bytes", "ledger_versions", "table_counts"]
 
 
 def table_counts(db: Database) -> dict[str, int]:
-    """Rows per table and virtual table; FTS shadow tables and the ledger left out."""
+    """Rows per table and virtual table; FTS shadow tables, the ledger and the gate left out."""
+    names = db.tables()
     with db.read() as conn:
-        names = [
-            row["name"]
-            for row in conn.execute("PRAGMA table_list")
-            if row["schema"] == "main"
-            and row["type"] in ("table", "virtual")
-            and not row["name"].startswith("sqlite_")
-            and row["name"] != "migrations"
-        ]
         return {
-            name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-            for name in sorted(names)
+            name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in names
         }
 
 
@@ -34,9 +26,5 @@ def ledger_versions(db: Database) -> dict[str, tuple[int, int]]:
 
 
 def file_bytes(db: Database) -> int:
-    total = 0
-    for suffix in ("", "-wal"):
-        path = db.path.with_name(db.path.name + suffix)
-        if path.exists():
-            total += path.stat().st_size
-    return total
+    """Bytes on disk: the file and its WAL, or the schema's tables with their indexes."""
+    return db.size_bytes()

@@ -1,9 +1,15 @@
 """A migration ledger per subsystem (seed 002: `storage.Migrate(db, "<subsystem>", …)`).
 
-Migrations are ordered SQL files `NNNN_name.sql` in a subsystem's `migrations/` folder.
-Each runs in one transaction together with its ledger row; a re-run is a no-op; a file
-whose text changed after it was applied is refused, because the database no longer
-matches what the code believes it contains.
+Migrations are ordered SQL files `NNNN_name.sql` in a subsystem's `migrations/` folder; the
+PostgreSQL form of each is its twin `migrations/postgresql/NNNN_name.sql` (same number and
+name). Each runs in one write transaction together with its ledger row; a re-run is a no-op;
+a file whose text changed after it was applied is refused, because the database no longer
+matches what the code believes it contains. Each store unit (a file, a schema) keeps its own
+ledger, holding the checksum of the file that backend ran.
+
+Two processes opening one new unit do not race: every step runs in `db.write()`, behind the
+unit's cross-process lock (SQLite's file lock, PostgreSQL's gate row), and looks again
+whether its version was applied meanwhile.
 """
 
 from __future__ import annotations
@@ -15,10 +21,12 @@ from dataclasses import dataclass
 from importlib import resources
 
 from groundnote.store.database import Database
+from groundnote.store.sql import Backend, Connection, table_exists
 
 __all__ = [
     "Migration",
     "MigrationChecksumMismatch",
+    "MissingTwin",
     "applied",
     "load_migrations",
     "migrate",
@@ -42,27 +50,64 @@ class MigrationChecksumMismatch(RuntimeError):
     """An applied migration's file changed; the database and the code disagree."""
 
 
+class MissingTwin(RuntimeError):
+    """A migration has no PostgreSQL form, so a PostgreSQL store cannot be brought up to date."""
+
+
 @dataclass(frozen=True)
 class Migration:
     subsystem: str
     version: int
     name: str
     sql: str
+    #: The PostgreSQL twin's text; None when the package ships none.
+    postgresql: str | None = None
+    #: Where the twin is (or would be), for the message when it is missing.
+    twin_path: str = ""
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
+    def script(self, backend: Backend) -> str:
+        """The text this backend runs."""
+        if backend == "sqlite":
+            return self.sql
+        if self.postgresql is None:
+            raise MissingTwin(
+                f"migration {self.subsystem}/{self.version:04d}_{self.name} has no PostgreSQL "
+                f"form: add {self.twin_path or 'migrations/postgresql/' + self.file_name} "
+                "(same number and name as the SQLite file)."
+            )
+        return self.postgresql
+
+    def sha256_for(self, backend: Backend) -> str:
+        return hashlib.sha256(self.script(backend).encode()).hexdigest()
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.version:04d}_{self.name}.sql"
+
 
 def load_migrations(package: str, subsystem: str) -> list[Migration]:
-    """The migrations shipped in `<package>/migrations/`, in version order."""
+    """The migrations shipped in `<package>/migrations/`, in version order, each with its
+    PostgreSQL twin from `<package>/migrations/postgresql/` where there is one."""
     folder = resources.files(package) / "migrations"
+    twins = folder / "postgresql"
     found = []
     for entry in folder.iterdir():
         match = _FILE.match(entry.name)
         if match:
+            twin = twins / entry.name
             found.append(
-                Migration(subsystem, int(match.group(1)), match.group(2), entry.read_text("utf-8"))
+                Migration(
+                    subsystem,
+                    int(match.group(1)),
+                    match.group(2),
+                    entry.read_text("utf-8"),
+                    postgresql=twin.read_text("utf-8") if twin.is_file() else None,
+                    twin_path=f"src/{package.replace('.', '/')}/migrations/postgresql/{entry.name}",
+                )
             )
     return sorted(found, key=lambda m: m.version)
 
@@ -90,9 +135,7 @@ def _only_comments(text: str) -> bool:
 def applied(db: Database, subsystem: str) -> dict[int, str]:
     """version → sha256 of what the ledger holds for one subsystem."""
     with db.read() as conn:
-        if not conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
-        ).fetchone():
+        if not table_exists(conn, "migrations"):
             return {}
         rows = conn.execute(
             "SELECT version, sha256 FROM migrations WHERE subsystem = ?", (subsystem,)
@@ -126,24 +169,39 @@ def migrate(db: Database, subsystem: str, migrations: list[Migration], applied_a
                 (subsystem, migration.version),
             ).fetchone():
                 continue
-            for statement in split_sql(migration.sql):
-                conn.execute(statement)
+            _run(conn, migration.script(db.backend), db.backend)
             conn.execute(
                 "INSERT INTO migrations (subsystem, version, name, applied_at, sha256) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (subsystem, migration.version, migration.name, applied_at, migration.sha256),
+                (
+                    subsystem,
+                    migration.version,
+                    migration.name,
+                    applied_at,
+                    migration.sha256_for(db.backend),
+                ),
             )
         ran += 1
     return ran
+
+
+def _run(conn: Connection, script: str, backend: Backend) -> None:
+    """SQLite takes one statement per call; PostgreSQL runs a whole script (PL/pgSQL `$$`
+    bodies and all) in one call without parameters."""
+    if backend == "postgresql":
+        conn.execute(script)
+        return
+    for statement in split_sql(script):
+        conn.execute(statement)
 
 
 def _check_unchanged(
     db: Database, subsystem: str, migrations: list[Migration], done: dict[int, str]
 ) -> None:
     for migration in migrations:
-        if done[migration.version] != migration.sha256:
+        if done[migration.version] != migration.sha256_for(db.backend):
             raise MigrationChecksumMismatch(
-                f"{db.path}: migration {subsystem}/{migration.version:04d}_{migration.name} "
+                f"{db.label}: migration {subsystem}/{migration.version:04d}_{migration.name} "
                 "was applied from a different file. Restore the original file, or move the "
                 "change into a new migration."
             )

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
+
+from groundnote.store.sql import Connection
 
 __all__ = ["OpLogEntry", "write_entry"]
 
@@ -25,7 +26,7 @@ class OpLogEntry:
 
 
 def write_entry(
-    conn: sqlite3.Connection,
+    conn: Connection,
     entry: OpLogEntry,
     *,
     at: str,

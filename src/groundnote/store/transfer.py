@@ -22,7 +22,7 @@ from typing import Any
 
 from groundnote.domain.errors import ValidationFailed
 from groundnote.domain.progress import Progress
-from groundnote.store.sql import Connection, IntegrityError
+from groundnote.store.sql import Connection, IntegrityError, columns
 
 __all__ = [
     "Table",
@@ -88,11 +88,6 @@ def _count(conn: Connection, table: Table, owner: str) -> int:
     params = {"owner": owner} if table.where else {}
     count: int = conn.execute(f"SELECT count(*) FROM {table.name}{where}", params).fetchone()[0]
     return count
-
-
-def _columns(conn: Connection, table: str) -> set[str]:
-    cursor = conn.execute(f"SELECT * FROM {table} WHERE 1 = 0")
-    return {d[0] for d in cursor.description}
 
 
 def export_lines(
@@ -212,7 +207,7 @@ def import_lines(
     refusal rolls back to the savepoint taken first: nothing of the import stays, and a
     killed process leaves its transaction uncommitted, which the database discards.
     """
-    known = {t.name: _columns(conn, t.name) for t in transfer.tables}
+    known = {t.name: set(columns(conn, t.name)) for t in transfer.tables}
     counts = {t.name: 0 for t in transfer.tables}
     skipped = 0
     conn.execute("SAVEPOINT transfer_import")

@@ -11,6 +11,7 @@ from groundnote.core.sources import attachment_ref, attachments_of, replied_to, 
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
 from groundnote.graph.queries import PENDING_ENTITIES_SQL
+from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection, Row
 from groundnote.structure.models import (
     AttachmentView,
@@ -75,13 +76,14 @@ def _change(conn: Connection, row: VersionRow) -> ChangeView:
 
 def _overridden(conn: Connection, entity_id: str) -> list[dict[str, Any]]:
     """The duplicate candidates a forced create passed, as graph logged them with the create."""
+    refs = dialect_of(conn).json_values("search_log.refs")
     row = conn.execute(
-        "SELECT json_extract(stages, '$.overridden') FROM search_log "
-        "WHERE operation = 'create_entity' AND outcome = 'ok' AND EXISTS "
-        "(SELECT 1 FROM json_each(search_log.refs) WHERE value = ?) LIMIT 1",
+        "SELECT stages FROM search_log WHERE operation = 'create_entity' AND outcome = 'ok' "
+        f"AND EXISTS (SELECT 1 FROM ({refs}) AS r WHERE r.value = ?) LIMIT 1",
         (f"entity/{entity_id}",),
     ).fetchone()
-    found = json.loads(row[0]) if row is not None and row[0] else []
+    stages = json.loads(row[0]) if row is not None else {}
+    found = stages.get("overridden") or [] if isinstance(stages, dict) else []
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 

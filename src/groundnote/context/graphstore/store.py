@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -20,18 +19,20 @@ from groundnote.context.vocabulary import (
 )
 from groundnote.context.window import Window
 from groundnote.store import Database, Subsystem, load_migrations
+from groundnote.store.dialect import SQLITE, Dialect, dialect_of
+from groundnote.store.sql import Connection, Row
 
 __all__ = ["SUBSYSTEM", "GraphStore", "Owned"]
 
 SUBSYSTEM = Subsystem("graph", load_migrations("groundnote.context.graphstore", "graph"))
 
 
-def _node(row: sqlite3.Row) -> Node:
+def _node(row: Row) -> Node:
     scope = Scope(row["workspace"] or "", row["project"] or "", row["stream"] or "")
     return Node(row["id"], row["label"], scope, row["local"], json.loads(row["props"]))
 
 
-def _edge(row: sqlite3.Row) -> Edge:
+def _edge(row: Row) -> Edge:
     window = Window(valid_from=row["valid_from"], valid_to=row["valid_to"])
     return Edge(
         row["src"], row["label"], row["dst"], row["discriminator"], window, json.loads(row["props"])
@@ -84,12 +85,14 @@ class Owned:
     args: dict[str, object]
 
     @classmethod
-    def scope(cls, scope: Scope, blocks: Collection[str] | None = None) -> Owned:
+    def scope(
+        cls, scope: Scope, blocks: Collection[str] | None = None, dialect: Dialect = SQLITE
+    ) -> Owned:
         """Every instance node of the scope (with `blocks`, only those of its block nodes) and
         every edge leaving them."""
         nodes = (
             f"label IN ({_INSTANCE}) AND {_IN_SCOPE} "
-            "AND (:all_blocks OR label <> 'block' OR id IN (SELECT value FROM json_each(:blocks)))"
+            f"AND (:all_blocks OR label <> 'block' OR id IN ({dialect.json_values(':blocks')}))"
         )
         args = {
             **_scope_args(scope),
@@ -117,7 +120,10 @@ class Owned:
         )
 
 
-_IN_SCOPE = "workspace IS :ws AND project IS :project AND stream IS :stream"
+_IN_SCOPE = (
+    "workspace IS NOT DISTINCT FROM :ws AND project IS NOT DISTINCT FROM :project "
+    "AND stream IS NOT DISTINCT FROM :stream"
+)
 _INSTANCE = ", ".join(f"'{label}'" for label in INSTANCE_LABELS)
 
 
@@ -140,9 +146,7 @@ def _bounds(
 _DROP_BATCH = 5_000
 
 
-def _replace(
-    conn: sqlite3.Connection, owned: Owned, nodes: list[Node], edges: Iterable[Edge]
-) -> None:
+def _replace(conn: Connection, owned: Owned, nodes: list[Node], edges: Iterable[Edge]) -> None:
     """Write the difference between what `owned` selects and `nodes` and `edges`."""
     want_nodes = {n.id: _node_row(n) for n in nodes}
     want_edges = {e.key: _edge_row(e) for e in edges}
@@ -156,7 +160,8 @@ def _replace(
     have_nodes.update(
         (r[0], tuple(r))
         for r in conn.execute(
-            f"SELECT {_NODE_COLUMNS} FROM graph_nodes WHERE id IN (SELECT value FROM json_each(?))",
+            f"SELECT {_NODE_COLUMNS} FROM graph_nodes "
+            f"WHERE id IN ({dialect_of(conn).json_values('?')})",
             (vocabulary,),
         )
     )
@@ -192,18 +197,16 @@ def _replace(
     )
 
 
-def _drop_unused_vocabulary(
-    conn: sqlite3.Connection, scope: Scope, declared: Collection[str]
-) -> None:
+def _drop_unused_vocabulary(conn: Connection, scope: Scope, declared: Collection[str]) -> None:
     conn.execute(
-        "DELETE FROM graph_nodes WHERE label IN (?, ?) AND workspace IS ? "
-        "AND id NOT IN (SELECT value FROM json_each(?)) "
+        "DELETE FROM graph_nodes WHERE label IN (?, ?) AND workspace IS NOT DISTINCT FROM ? "
+        f"AND id NOT IN ({dialect_of(conn).json_values('?')}) "
         "AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.dst = graph_nodes.id)",
         (*VOCABULARY_LABELS, _dims(scope)[0], json.dumps(list(declared))),
     )
 
 
-def _mark_built(conn: sqlite3.Connection, scope: Scope, source_digest: str) -> None:
+def _mark_built(conn: Connection, scope: Scope, source_digest: str) -> None:
     conn.execute(
         "INSERT INTO graph_builds (scope_key, source_digest) VALUES (?, ?) "
         "ON CONFLICT (scope_key) DO UPDATE SET source_digest = excluded.source_digest",
@@ -239,7 +242,7 @@ class GraphStore:
         nodes = list(nodes)
         declared = [n.id for n in nodes if n.label in VOCABULARY_LABELS]
         with self.db.write() as conn:
-            _replace(conn, Owned.scope(scope, blocks), nodes, edges)
+            _replace(conn, Owned.scope(scope, blocks, dialect_of(conn)), nodes, edges)
             _drop_unused_vocabulary(conn, scope, declared)
             if source_digest is not None:
                 _mark_built(conn, scope, source_digest)
@@ -303,7 +306,7 @@ class GraphStore:
             if not has_table(conn, "graph_nodes"):
                 return {}
             rows = conn.execute(
-                "SELECT * FROM graph_nodes WHERE id IN (SELECT value FROM json_each(?))",
+                f"SELECT * FROM graph_nodes WHERE id IN ({dialect_of(conn).json_values('?')})",
                 (json.dumps(list(ids)),),
             ).fetchall()
         return {row["id"]: _node(row) for row in rows}
@@ -343,7 +346,7 @@ class GraphStore:
             if not has_table(conn, "graph_edges"):
                 return []
             rows = conn.execute(
-                f"SELECT * FROM graph_edges WHERE {end} IN (SELECT value FROM json_each(?)) "
+                f"SELECT * FROM graph_edges WHERE {end} IN ({dialect_of(conn).json_values('?')}) "
                 "AND label = ? ORDER BY src, dst, discriminator",
                 (json.dumps(list(ids)), label),
             ).fetchall()
@@ -373,8 +376,9 @@ class GraphStore:
                 return 0
             return int(
                 conn.execute(
-                    "SELECT count(*) FROM graph_nodes WHERE workspace IS ? AND ("
-                    "(project IS ? AND stream IS ?) OR label IN (?, ?))",
+                    "SELECT count(*) FROM graph_nodes WHERE workspace IS NOT DISTINCT FROM ? "
+                    "AND ((project IS NOT DISTINCT FROM ? AND stream IS NOT DISTINCT FROM ?) "
+                    "OR label IN (?, ?))",
                     (ws, project, stream, *VOCABULARY_LABELS),
                 ).fetchone()[0]
             )
@@ -388,7 +392,8 @@ class GraphStore:
             return int(
                 conn.execute(
                     "SELECT count(*) FROM graph_edges WHERE src IN (SELECT id FROM graph_nodes "
-                    "WHERE workspace IS ? AND project IS ? AND stream IS ?)",
+                    "WHERE workspace IS NOT DISTINCT FROM ? AND project IS NOT DISTINCT FROM ? "
+                    "AND stream IS NOT DISTINCT FROM ?)",
                     (ws, project, stream),
                 ).fetchone()[0]
             )

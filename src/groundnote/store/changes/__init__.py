@@ -9,8 +9,10 @@ query when nothing changed and O(changed) otherwise, never a rebuild.
 
 The signal is a table in the store file itself, not a pipe, a file lock or an in-process
 event, so the same protocol keeps several app servers coherent on PostgreSQL, where the rows
-live in the scope's schema. On SQLite `PRAGMA data_version` adds a fast path: it only changes
-when another connection has committed, so an unchanged value skips even the query.
+live in the scope's schema. The unit's `data_version()` adds a fast path: on SQLite `PRAGMA
+data_version`, which only changes when another connection has committed, so an unchanged value
+skips even the query; on PostgreSQL the newest seq of the record, read from the database (never
+a node-local signal such as LISTEN/NOTIFY), one cheap indexed query.
 
 A consumer (one per process and store file) keeps a `Watch` and, under its own lock:
 
@@ -95,7 +97,7 @@ class Watch:
         """The refs of `kind` changed after `seen`, read in the snapshot `conn`."""
         # Inside the snapshot the version is the snapshot's: a commit after it changes the
         # value `moved` sees, so it is caught up on the next read, never missed.
-        self._version = conn.execute("PRAGMA data_version").fetchone()[0]
+        self._version = self._database().data_version_in(conn)
         newest = latest(conn)
         seen = self.seen
         if seen is None:

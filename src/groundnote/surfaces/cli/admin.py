@@ -29,7 +29,7 @@ from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
 from groundnote.surfaces.cli.output import print_result
 from groundnote.surfaces.cli.served import read_served
-from groundnote.surfaces.cli.session import CliSession, is_home
+from groundnote.surfaces.cli.session import CliSession
 from groundnote.surfaces.http.approval import approval_registry
 
 __all__ = [
@@ -75,7 +75,7 @@ def scope_group() -> None:
 @click.pass_obj
 def scope_create(session: CliSession, name: str, approval: str, repo: Path | None) -> None:
     session.creates_home = True  # the other way, besides serve, to make a home on purpose
-    new_home = not is_home(session.home)
+    new_home = not session.is_home()
     try:
         info = session.runtime.home.create_scope(
             name, approval_mode=approval, repo=str(repo.resolve()) if repo else None

@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from groundnote.domain.errors import GroundnoteError
+from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, open_runtime
 from groundnote.store import backup_home, check_home, restore_home
 from groundnote.surfaces.cli.progressbar import PhaseBars
-from groundnote.surfaces.cli.session import CliSession, NoHome, is_home
+from groundnote.surfaces.cli.session import CliSession, NoHome
 
 __all__ = ["backup_command", "restore_command"]
 
@@ -23,6 +23,14 @@ def _fail(exc: GroundnoteError) -> None:
     raise SystemExit(1) from exc
 
 
+# The files are SQLite's; a home on PostgreSQL is backed up with the server's own tools.
+ON_POSTGRESQL = ValidationFailed(
+    "This home's store is a PostgreSQL database; backup and restore copy SQLite files.",
+    remedy="Back it up with the server's tools, e.g. `pg_dump --schema=groundnote "
+    "--schema='scope_*' --format=custom URL > groundnote.dump`, and restore with pg_restore.",
+)
+
+
 @click.command(
     "backup",
     help="Copy the home's truth (configuration, instance.db, every scope file) to a new "
@@ -31,7 +39,9 @@ def _fail(exc: GroundnoteError) -> None:
 @click.argument("target", type=click.Path(path_type=Path))
 @click.pass_obj
 def backup_command(session: CliSession, target: Path) -> None:
-    if not is_home(session.home):
+    if session.store_url() is not None:
+        _fail(ON_POSTGRESQL)
+    if not session.is_home():
         raise NoHome(session.home)
     with PhaseBars() as bars:
         try:
@@ -62,6 +72,8 @@ def backup_command(session: CliSession, target: Path) -> None:
 @click.pass_obj
 def restore_command(session: CliSession, backup: Path, home: Path | None) -> None:
     target = home if home is not None else session.home
+    if session.store_url() is not None:
+        _fail(ON_POSTGRESQL)
     try:
         names = restore_home(backup, target)
     except GroundnoteError as exc:

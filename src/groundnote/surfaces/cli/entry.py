@@ -13,7 +13,7 @@ import sys
 __all__ = ["main", "runs_mcp"]
 
 # The group's own options that take a value (see cli/main.py): their value is no command name.
-_VALUED = {"--home", "--token"}
+_VALUED = {"--home", "--database-url", "--token"}
 
 
 def runs_mcp(args: list[str]) -> bool:

@@ -9,7 +9,7 @@ import click
 from groundnote import __version__
 from groundnote.config import ConfigError
 from groundnote.runtime import build_registry
-from groundnote.store import MigrationChecksumMismatch
+from groundnote.store import MigrationChecksumMismatch, MissingTwin
 from groundnote.surfaces.cli.admin import (
     check_command,
     docs_command,
@@ -44,15 +44,23 @@ __all__ = ["cli", "main"]
     help="The home (or GROUNDNOTE_HOME).",
 )
 @click.option(
+    "--database-url",
+    envvar="GROUNDNOTE_DATABASE_URL",
+    default=None,
+    help="Keep the store in this PostgreSQL database (postgresql://…; or "
+    "GROUNDNOTE_DATABASE_URL, or database.url in groundnote.json); default: SQLite files in "
+    "the home.",
+)
+@click.option(
     "--token",
     envvar="GROUNDNOTE_TOKEN",
     default=None,
     help="Act with this grant's rights (or GROUNDNOTE_TOKEN); default: the local operator.",
 )
 @click.pass_context
-def cli(ctx: click.Context, home: Path, token: str | None) -> None:
+def cli(ctx: click.Context, home: Path, database_url: str | None, token: str | None) -> None:
     """Groundnote: the knowledge store that AI agents write to and people can trust."""
-    session = CliSession(home=home, token=token)
+    session = CliSession(home=home, token=token, database_url=database_url)
     ctx.obj = session
     ctx.call_on_close(session.close)
 
@@ -82,6 +90,6 @@ add_capability_commands(cli, build_registry())
 def main() -> None:
     try:
         cli(standalone_mode=True)
-    except (ConfigError, MigrationChecksumMismatch) as exc:
+    except (ConfigError, MigrationChecksumMismatch, MissingTwin) as exc:
         click.echo(f"groundnote: {exc}", err=True)
         raise SystemExit(2) from exc

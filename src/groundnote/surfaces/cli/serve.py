@@ -23,7 +23,7 @@ from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.admin import LOCAL_PERSON, approval_login_link
 from groundnote.surfaces.cli.demo import DEMO_SCOPE, load_demo
 from groundnote.surfaces.cli.served import record_served
-from groundnote.surfaces.cli.session import CliSession, is_home
+from groundnote.surfaces.cli.session import CliSession
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.http.server import uvicorn_config
 from groundnote.surfaces.mcp import front
@@ -65,13 +65,18 @@ def groundnote_command() -> tuple[str, list[str]]:
     return str(Path(sys.executable).absolute()), ["-m", "groundnote"]
 
 
-def client_config(home: Path, base_url: str, token: str) -> dict[str, Any]:
+def client_config(
+    home: Path, base_url: str, token: str, database_url: str | None = None
+) -> dict[str, Any]:
+    """`database_url`: the one serve was started with on its command line (a URL from
+    groundnote.json or the environment reaches the client's process the same way)."""
     command, prefix = groundnote_command()
+    database = ["--database-url", database_url] if database_url else []
     return {
         "mcpServers": {
             "groundnote": {
                 "command": command,
-                "args": [*prefix, "--home", str(home), "mcp"],
+                "args": [*prefix, "--home", str(home), *database, "mcp"],
                 "env": {"GROUNDNOTE_TOKEN": token},
             },
             "groundnote-http": {
@@ -133,12 +138,12 @@ def _scopes_line(runtime: Runtime, demo: str | None) -> str:
 )
 @click.pass_obj
 def serve_command(session: CliSession, host: str | None, port: int | None, demo: bool) -> None:
-    configured = load_config(session.home).server
+    configured = load_config(session.home, database_url=session.database_url).server
     host = host or configured.host
     sock = _bind(host, configured.port if port is None else port)
     port = int(sock.getsockname()[1])
     session.creates_home, session.follows_served = True, False
-    new_home = not is_home(session.home)
+    new_home = not session.is_home()
     runtime = session.runtime
     runtime.config.server = configured.model_copy(update={"host": host, "port": port})
     record_served(runtime.home.path, host, port, runtime.home.clock.instant())
@@ -170,7 +175,7 @@ def serve_command(session: CliSession, host: str | None, port: int | None, demo:
             f"\nMCP client configuration, for grant:{AGENT_GRANT} (propose on every scope, "
             "MCP only). Its token is shown this once; only its hash is kept:"
         )
-        out.print_json(json.dumps(client_config(home, base, token)))
+        out.print_json(json.dumps(client_config(home, base, token, session.database_url)))
     else:
         out.print(
             f"\nThe token of grant:{AGENT_GRANT} was shown at the first start (only its hash "
@@ -178,7 +183,7 @@ def serve_command(session: CliSession, host: str | None, port: int | None, demo:
             "configuration:\n"
             "  groundnote grant create NAME --scope SCOPE:propose --channel mcp"
         )
-        out.print_json(json.dumps(client_config(home, base, "TOKEN")))
+        out.print_json(json.dumps(client_config(home, base, "TOKEN", session.database_url)))
     out.print(
         "An HTTP API token: groundnote grant create NAME --scope SCOPE:read --channel api",
         highlight=False,

@@ -15,16 +15,24 @@ import click
 
 from groundnote.auth import LOCAL_OPERATOR, Principal
 from groundnote.capabilities import Capability
+from groundnote.config import load_config
 from groundnote.domain.errors import token_refused
 from groundnote.runtime import Runtime, open_runtime
+from groundnote.store import home_exists
 from groundnote.surfaces.cli.progressbar import PhaseBars
 from groundnote.surfaces.cli.served import read_served
 
-__all__ = ["CliSession", "NoHome", "is_home"]
+__all__ = ["CliSession", "NoHome", "is_home", "store_url"]
 
 
-def is_home(path: Path) -> bool:
-    return (path / "instance.db").is_file()
+def is_home(path: Path, database_url: str | None = None) -> bool:
+    """A home was made here (`database_url`: the one `--database-url` named, if any)."""
+    return home_exists(path, store_url(path, database_url))
+
+
+def store_url(path: Path, database_url: str | None = None) -> str | None:
+    """The PostgreSQL database the home at `path` lives in; None: SQLite files."""
+    return load_config(path, database_url=database_url).database.url
 
 
 class NoHome(click.ClickException):
@@ -49,6 +57,8 @@ class NoHome(click.ClickException):
 class CliSession:
     home: Path
     token: str | None
+    # `--database-url`: wins over groundnote.json and GROUNDNOTE_DATABASE_URL.
+    database_url: str | None = None
     # Set by the commands that make a home on purpose, before they touch `runtime`.
     creates_home: bool = False
     # Links name the address serve last ran on (work/serve.json); serve itself binds anew.
@@ -58,9 +68,9 @@ class CliSession:
     @property
     def runtime(self) -> Runtime:
         if self._runtime is None:
-            if not self.creates_home and not is_home(self.home):
+            if not self.creates_home and not self.is_home():
                 raise NoHome(self.home)
-            runtime = open_runtime(self.home)
+            runtime = open_runtime(self.home, database_url=self.database_url)
             served = read_served(self.home) if self.follows_served else None
             if served is not None and runtime.config.public_url is None:
                 runtime.config.server = runtime.config.server.model_copy(
@@ -68,6 +78,12 @@ class CliSession:
                 )
             self._runtime = runtime
         return self._runtime
+
+    def is_home(self) -> bool:
+        return is_home(self.home, self.database_url)
+
+    def store_url(self) -> str | None:
+        return store_url(self.home, self.database_url)
 
     def principal(self) -> Principal:
         """With a token, that grant's rights; without, the local operator of this home's files."""

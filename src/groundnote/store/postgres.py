@@ -1,0 +1,610 @@
+"""One PostgreSQL schema as a store unit (DESIGN §4): what SQLite keeps in one file.
+
+The instance lives in the schema `groundnote`, a scope `<s>` in `scope_<s>` (`-` → `_`; scope
+names have no `_`, so the mapping is one-to-one). Every unit of one database URL shares this
+process's one connection pool (psycopg_pool); a checkout sets `search_path` to its unit's
+schema (then `public`, where extensions live), so subsystem SQL names its tables unqualified
+as on SQLite.
+
+Placeholders: subsystem SQL is written once with `?` or `:name`; `translate` turns them into
+psycopg's `%s` / `%(name)s` (leaving quoted text, identifiers, comments and `$$` bodies alone,
+and doubling a literal `%`). An empty list `IN ()` (SQLite takes it: nothing is in it) becomes
+`IN (SELECT NULL WHERE false)`, which PostgreSQL takes with the same meaning, NOT IN included.
+
+Parameters are bound server-side and a statement run often on a connection is prepared
+(psycopg's default): planning the graph's joins was two thirds of an entity_create (measured
+27 → 74 creates/s on a loaded machine). A text parameter goes as `unknown`, so PostgreSQL
+types it from its place as it types a literal. A None has no type the server could infer in
+`? IS NULL`, so a statement with a None among its parameters is bound client-side (NULL
+inline) instead. Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
+
+The write gate holds across processes and servers: a write transaction (READ COMMITTED, so
+each statement sees what the previous holder committed) first takes `SELECT … FOR UPDATE` on
+the schema's one `store_gate` row, after this process's FIFO gate. The lock wait is bounded
+by `lock_timeout` (what is left of `busy_timeout`); past it the caller gets `Busy`. Ids made
+as `max+1` under that lock are never handed out twice.
+
+The change record's fast path (SQLite's `PRAGMA data_version`) is the newest `seq` of the
+schema's `change_record`, read from the database itself, so it holds across servers.
+
+Errors: unique, check, foreign-key and not-null violations and a trigger's `RAISE EXCEPTION`
+become the store's `IntegrityError` carrying the server's primary message (a trigger's text,
+e.g. 'append-only', exactly); a lock timeout, a deadlock or a serialisation failure becomes
+`Busy`; anything else `StoreError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+import psycopg.errors
+from psycopg.pq import TransactionStatus
+from psycopg.types.numeric import FloatLoader
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from groundnote.config import ConfigError
+from groundnote.domain.cancel import check_before_commit
+from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
+from groundnote.store.gate import GateTimeout
+from groundnote.store.sql import (
+    Backend,
+    Connection,
+    Cursor,
+    IntegrityError,
+    Parameters,
+    StoreError,
+)
+
+__all__ = [
+    "GATE_TABLE",
+    "PgConnection",
+    "PgRow",
+    "PostgresDatabase",
+    "close_pools",
+    "connect",
+    "is_postgres_url",
+    "redacted",
+    "schema_exists",
+    "translate",
+]
+
+GATE_TABLE = "store_gate"
+DEFAULT_POOL_SIZE = 20
+
+
+def is_postgres_url(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+# -- placeholders ---------------------------------------------------------------------------
+
+_DOLLAR = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EMPTY_LIST = re.compile(r"\(\s*\)")
+_IN_BEFORE = re.compile(r"\bIN\s*\Z", re.IGNORECASE)
+EMPTY_LIST = "(SELECT NULL WHERE false)"
+
+
+@lru_cache(maxsize=4096)
+def translate(sql: str, bound: bool = True) -> str:
+    """With parameters (`bound`): `?` → `%s`, `:name` → `%(name)s`, `%` → `%%`; always
+    `IN ()` → `IN (SELECT NULL WHERE false)`; never inside quotes, comments or `$$` bodies."""
+    out: list[str] = []
+    i, n = 0, len(sql)
+
+    def verbatim(end: int) -> int:
+        text = sql[i:end]
+        out.append(text.replace("%", "%%") if bound else text)
+        return end
+
+    while i < n:
+        c = sql[i]
+        if c in "'\"":
+            end = sql.find(c, i + 1)
+            i = verbatim(n if end < 0 else end + 1)
+        elif sql.startswith("--", i):
+            end = sql.find("\n", i)
+            i = verbatim(n if end < 0 else end)
+        elif sql.startswith("/*", i):
+            end = sql.find("*/", i + 2)
+            i = verbatim(n if end < 0 else end + 2)
+        elif c == "$" and (tag := _DOLLAR.match(sql, i)):
+            close = sql.find(tag.group(0), tag.end())
+            i = verbatim(n if close < 0 else close + len(tag.group(0)))
+        elif c == "(" and (empty := _EMPTY_LIST.match(sql, i)) and _IN_BEFORE.search(sql, 0, i):
+            out.append(EMPTY_LIST)
+            i = empty.end()
+        elif bound and c == "?":
+            out.append("%s")
+            i += 1
+        elif (
+            bound
+            and c == ":"
+            and (i == 0 or sql[i - 1] != ":")
+            and (name := _NAME.match(sql, i + 1))
+        ):
+            out.append(f"%({name.group(0)})s")
+            i = name.end()
+        elif bound and c == "%":
+            out.append("%%")
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+# -- rows -----------------------------------------------------------------------------------
+
+
+class PgRow:
+    """A row as sqlite3.Row gives it: by name (case-insensitive, like SQLite), by position,
+    `keys()`, `dict(row)`, iteration over the values."""
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, values: Sequence[Any], index: Mapping[str, int]) -> None:
+        self._values = values
+        self._index = index
+
+    def __getitem__(self, key: int | str, /) -> Any:
+        if isinstance(key, str):
+            at = self._index.get(key)
+            if at is None:
+                at = self._index.get(key.lower())
+            if at is None:
+                raise IndexError(f"No item with that key: {key!r}")
+            return self._values[at]
+        return self._values[key]
+
+    def keys(self) -> list[str]:
+        return list(self._index)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PgRow):
+            return NotImplemented
+        return self.keys() == other.keys() and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._index), tuple(self._values)))
+
+    def __repr__(self) -> str:
+        return f"PgRow({dict(zip(self._index, self._values, strict=False))!r})"
+
+
+def _row_factory(cursor: Any) -> Any:
+    description = cursor.description
+    if description is None:
+        return tuple
+    index: dict[str, int] = {}
+    for at, column in enumerate(description):
+        index.setdefault(column.name, at)
+        index.setdefault(column.name.lower(), at)
+
+    def make(values: Sequence[Any]) -> PgRow:
+        return PgRow(values, index)
+
+    return make
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+class LockTimeout(StoreError):
+    """Another writer held a lock past `lock_timeout` (or a deadlock/serialisation failure)."""
+
+
+_BUSY = (
+    psycopg.errors.LockNotAvailable,
+    psycopg.errors.DeadlockDetected,
+    psycopg.errors.SerializationFailure,
+)
+
+
+def mapped(exc: psycopg.Error) -> StoreError:
+    """psycopg's error as the store's (see the module docstring)."""
+    message = exc.diag.message_primary or str(exc)
+    if isinstance(exc, psycopg.errors.IntegrityError | psycopg.errors.RaiseException):
+        return IntegrityError(message)
+    if isinstance(exc, _BUSY):
+        return LockTimeout(message)
+    return StoreError(message)
+
+
+def _values(parameters: Parameters) -> tuple[Parameters, bool]:
+    """The parameters as PostgreSQL takes them (booleans as 0/1) and whether one is None."""
+    if isinstance(parameters, Mapping):
+        named = {k: int(v) if isinstance(v, bool) else v for k, v in parameters.items()}
+        return named, any(v is None for v in named.values())
+    values = [int(v) if isinstance(v, bool) else v for v in parameters]
+    return values, any(v is None for v in values)
+
+
+class PgConnection:
+    """A pooled psycopg connection speaking the store's Connection protocol."""
+
+    backend: Backend = "postgresql"
+
+    def __init__(self, raw: psycopg.Connection[Any]) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, parameters: Parameters = (), /) -> Cursor:
+        try:
+            if not parameters:
+                return self.raw.execute(translate(sql, bound=False))
+            values, has_none = _values(parameters)
+            cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
+            return cursor.execute(translate(sql), values)
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+
+    def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
+        rows = [_values(p) for p in parameters]
+        has_none = any(none for _, none in rows)
+        cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
+        try:
+            cursor.executemany(translate(sql), [values for values, _ in rows])
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+        return cursor
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+# -- the pools ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Pool:
+    pool: ConnectionPool[Any]
+    users: int = 0
+    # search_path each connection was last set to (weak: the pool may replace connections)
+    paths: weakref.WeakKeyDictionary[Any, str] = field(default_factory=weakref.WeakKeyDictionary)
+
+
+_POOLS: dict[tuple[int, str], _Pool] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    # numeric (avg(), sums of numerics) as float, as SQLite answers it
+    conn.adapters.register_loader("numeric", FloatLoader)
+
+
+def _suitable(url: str) -> None:
+    """Connect once outside the pool, so a wrong URL or a server that is down is told as such
+    (a pool only times out), and refuse a database whose collation is not C: ids, keys and
+    ranges on text are ordered bytewise on SQLite, and must be so here."""
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+            row = conn.execute(
+                "SELECT datcollate, datctype FROM pg_database WHERE datname = current_database()"
+            ).fetchone()
+    except psycopg.Error as exc:
+        raise ConfigError(
+            f"cannot connect to the database {redacted(url)}: {str(exc).strip()}. Check "
+            "database.url (or GROUNDNOTE_DATABASE_URL, --database-url) and that the server runs."
+        ) from exc
+    if row is None or row[0] not in _C_COLLATIONS:
+        raise ConfigError(
+            f"the database {redacted(url)} sorts text by {row[0] if row else '?'!r}; Groundnote "
+            "needs the C collation. Create it with `CREATE DATABASE name TEMPLATE template0 "
+            "LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'` (or ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C')."
+        )
+
+
+_C_COLLATIONS = {"C", "POSIX", "C.UTF-8", "C.utf8"}
+
+
+def _acquire(url: str, size: int) -> _Pool:
+    """This process's one pool for `url` (a forked child makes its own)."""
+    key = (os.getpid(), url)
+    with _POOLS_LOCK:
+        entry = _POOLS.get(key)
+        if entry is None:
+            _suitable(url)
+            pool: ConnectionPool[Any] = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=size,
+                kwargs={
+                    "autocommit": True,
+                    "row_factory": _row_factory,
+                    "application_name": "groundnote",
+                },
+                configure=_configure,
+                name=f"groundnote {redacted(url)}",
+                open=True,
+            )
+            entry = _POOLS[key] = _Pool(pool)
+        entry.users += 1
+        return entry
+
+
+def _release(url: str) -> None:
+    key = (os.getpid(), url)
+    with _POOLS_LOCK:
+        entry = _POOLS.get(key)
+        if entry is None:
+            return
+        entry.users -= 1
+        if entry.users > 0:
+            return
+        del _POOLS[key]
+    entry.pool.close()
+
+
+def close_pools(url: str | None = None) -> None:
+    """Close this process's pools (of one URL, or all), e.g. before dropping a database."""
+    with _POOLS_LOCK:
+        keys = [k for k in _POOLS if url is None or k[1] == url]
+        entries = [_POOLS.pop(k) for k in keys]
+    for entry in entries:
+        entry.pool.close()
+
+
+def connect(url: str, schema: str) -> PgConnection:
+    """A connection of its own (no pool, autocommit) on one schema, speaking the store's
+    protocol: for tools and tests that go around the store units (the caller closes
+    `.raw`)."""
+    raw = psycopg.connect(
+        url, autocommit=True, cursor_factory=psycopg.ClientCursor, row_factory=_row_factory
+    )
+    _configure(raw)
+    raw.execute(f"SET search_path TO {_quoted(schema)}, public")
+    return PgConnection(raw)
+
+
+def schema_exists(url: str, schema: str) -> bool:
+    """Whether `schema` exists in the database at `url` (one short connection, no pool)."""
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        row = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
+    return row is not None
+
+
+def _quoted(name: str) -> str:
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"{name!r} is not a schema name the store makes")
+    return f'"{name}"'
+
+
+# -- the store unit -------------------------------------------------------------------------
+
+
+class PostgresDatabase(Database):
+    """One schema of one PostgreSQL database, shared by many subsystems."""
+
+    backend: Backend = "postgresql"
+
+    def __init__(
+        self,
+        url: str,
+        schema: str,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        *,
+        pool_size: int = DEFAULT_POOL_SIZE,
+    ) -> None:
+        self.url = url
+        self.schema = schema
+        self.label = f"schema {schema}"
+        self.busy_timeout = busy_timeout
+        self._pool_size = pool_size
+        self._quoted = _quoted(schema)
+        self._set_path = f"SET search_path TO {self._quoted}, public"
+        self._version_sql = f"SELECT coalesce(max(seq), 0) FROM {self._quoted}.change_record"
+        self.gate = gate_for(f"{url}#{schema}", self.label)
+        self._entry: _Pool | None = None
+        self._local = threading.local()
+        self._writer: PgConnection | None = None
+        self._pinned_version: int | None = None
+        self._snapshot_lock = threading.Lock()
+        self._ensure_schema()
+
+    # -- connections --------------------------------------------------------------------------
+
+    def _pool(self) -> _Pool:
+        if self._entry is None:
+            self._entry = _acquire(self.url, self._pool_size)
+        return self._entry
+
+    @contextmanager
+    def _checkout(
+        self, timeout: float | None = None, *, on_path: bool = True
+    ) -> Iterator[PgConnection]:
+        """A pooled connection; `on_path`: with `search_path` on this schema (a round trip
+        when the connection last served another; a caller that sets it itself or names its
+        tables qualified says False)."""
+        entry = self._pool()
+        try:
+            with entry.pool.connection(timeout=timeout or self.busy_timeout) as raw:
+                if on_path and entry.paths.get(raw) != self.schema:
+                    raw.execute(self._set_path)
+                    entry.paths[raw] = self.schema
+                yield PgConnection(raw)
+        except PoolTimeout as exc:
+            raise busy(self.label, self.busy_timeout) from exc
+
+    def _on_path(self, conn: PgConnection) -> None:
+        """Note that `conn` was put on this schema by a statement of the caller's."""
+        self._pool().paths[conn.raw] = self.schema
+
+    def _ensure_schema(self) -> None:
+        """Create the schema and its gate row once, under an advisory lock: two processes
+        opening a new scope at once must not both create it."""
+        with self._checkout() as conn:
+            found = conn.raw.execute(
+                "SELECT to_regclass(%s)", (f"{self._quoted}.{GATE_TABLE}",)
+            ).fetchone()
+            if found is not None and found[0] is not None:
+                return
+            conn.raw.execute("BEGIN")
+            try:
+                # one lock for the whole database: the extension is per database, not schema
+                conn.raw.execute("SELECT pg_advisory_xact_lock(hashtext('groundnote schemas'))")
+                # entity recall's trigram index (graph/0002); in public, which every unit sees
+                conn.raw.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                conn.raw.execute(f"CREATE SCHEMA IF NOT EXISTS {self._quoted}")
+                conn.raw.execute(
+                    f"CREATE TABLE IF NOT EXISTS {self._quoted}.{GATE_TABLE} "
+                    "(id INTEGER PRIMARY KEY CHECK (id = 1))"
+                )
+                conn.raw.execute(
+                    f"INSERT INTO {self._quoted}.{GATE_TABLE} (id) VALUES (1) "
+                    "ON CONFLICT DO NOTHING"
+                )
+            except BaseException:
+                conn.raw.execute("ROLLBACK")
+                raise
+            conn.raw.execute("COMMIT")
+
+    # -- the three ways in --------------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A connection for reads (autocommit). Inside `write()` it is the writer; a nested
+        read in the same thread gets the same connection."""
+        if self.gate.held_by_current_thread and self._writer is not None:
+            yield self._writer
+            return
+        held: PgConnection | None = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        try:
+            with self._checkout() as conn:
+                self._local.conn = conn
+                try:
+                    yield conn
+                finally:
+                    self._local.conn = None
+        except LockTimeout as exc:
+            raise busy(self.label, self.busy_timeout) from exc
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One READ COMMITTED transaction holding the schema's gate row (see the module
+        docstring); committed on success, rolled back on error or cancellation."""
+        deadline = time.monotonic() + self.busy_timeout
+        try:
+            with (
+                self.gate.permit(self.busy_timeout),
+                self._checkout(max(0.001, deadline - time.monotonic()), on_path=False) as conn,
+            ):
+                left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+                # one round trip: the path (session-wide, it outlives the transaction), the
+                # transaction, the bound on the lock wait, the lock
+                conn.execute(
+                    f"{self._set_path}; BEGIN ISOLATION LEVEL READ COMMITTED; "
+                    f"SET LOCAL lock_timeout = {left_ms}; "
+                    f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE"
+                )
+                self._on_path(conn)
+                self._writer = conn
+                try:
+                    yield conn
+                    check_before_commit()  # a call cancelled by now writes nothing
+                    if conn.raw.info.transaction_status == TransactionStatus.INERROR:
+                        raise StoreError(
+                            "a statement of this write failed and its error was caught; "
+                            "PostgreSQL aborted the transaction, nothing was written"
+                        )
+                except BaseException:
+                    self._writer, self._pinned_version = None, None
+                    conn.raw.execute("ROLLBACK")
+                    raise
+                self._writer, self._pinned_version = None, None
+                conn.execute("COMMIT")
+        except GateTimeout as exc:
+            raise busy(self.label, self.busy_timeout) from exc
+        except LockTimeout as exc:
+            raise busy(self.label, self.busy_timeout) from exc
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """One REPEATABLE READ transaction on a connection of its own: every statement in it
+        reads the same committed state."""
+        with self._snapshot_lock, self._checkout() as conn:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield conn
+            finally:
+                conn.raw.execute("ROLLBACK")
+
+    # -- the change record's fast path --------------------------------------------------------
+
+    def data_version(self) -> int:
+        """The newest committed seq. Inside this thread's write it cannot move (every writer
+        of the schema waits for the gate row this transaction holds), so it is read once per
+        write: an entity_create asked it seven times."""
+        holding = self._writer is not None and self.gate.held_by_current_thread
+        if holding and self._pinned_version is not None:
+            return self._pinned_version
+        with self._checkout(on_path=False) as conn:
+            version = int(conn.execute(self._version_sql).fetchone()[0])
+        if holding:
+            self._pinned_version = version
+        return version
+
+    def data_version_in(self, conn: Connection) -> int:
+        version: int = conn.execute("SELECT coalesce(max(seq), 0) FROM change_record").fetchone()[0]
+        return version
+
+    # -- what `check` and `status` ask --------------------------------------------------------
+
+    def integrity_problems(self) -> list[str]:
+        """PostgreSQL keeps its own pages and foreign keys consistent (no PRAGMA to ask); what
+        can go wrong here is a foreign key whose trigger was disabled, so that is checked."""
+        with self.read() as conn:
+            rows = conn.execute(
+                "SELECT c.relname, t.tgname FROM pg_trigger t "
+                "JOIN pg_class c ON c.oid = t.tgrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = current_schema() AND t.tgenabled = 'D'"
+            ).fetchall()
+        return [f"integrity: trigger {r[1]} on {r[0]} is disabled" for r in rows]
+
+    def tables(self) -> list[str]:
+        with self.read() as conn:
+            rows = conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+                "AND tablename NOT IN ('migrations', ?) ORDER BY tablename",
+                (GATE_TABLE,),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def size_bytes(self) -> int:
+        with self.read() as conn:
+            row = conn.execute(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+            ).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        if self._entry is not None:
+            self._entry = None
+            _release(self.url)
+        self._local = threading.local()
