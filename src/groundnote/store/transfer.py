@@ -22,7 +22,7 @@ from typing import Any
 
 from groundnote.domain.errors import ValidationFailed
 from groundnote.domain.progress import Progress
-from groundnote.store.sql import Connection, IntegrityError
+from groundnote.store.sql import Connection, IntegrityError, columns
 
 __all__ = [
     "Table",
@@ -91,8 +91,7 @@ def _count(conn: Connection, table: Table, owner: str) -> int:
 
 
 def _columns(conn: Connection, table: str) -> set[str]:
-    cursor = conn.execute(f"SELECT * FROM {table} WHERE 1 = 0")
-    return {d[0] for d in cursor.description}
+    return set(columns(conn, table))
 
 
 def export_lines(
