@@ -11,6 +11,7 @@ import pytest
 
 from groundnote.auth import Right, create_grant
 from groundnote.runtime import Runtime
+from groundnote.store.sql import Connection
 from tests.surfaces.conftest import live_server
 
 __all__ = ["live_server"]  # the fixture, imported for the tests here
@@ -64,9 +65,16 @@ def resolve(client: httpx.Client) -> Resolve:
     return call
 
 
+def insertion_order(conn: Connection) -> str:
+    """The rows in the order they were written (PostgreSQL's physical order keeps it for rows
+    never updated, which is what these tests read)."""
+    return "ctid" if conn.backend == "postgresql" else "rowid"
+
+
 def rows(runtime: Runtime, table: str, org: str | None = None) -> list[dict[str, Any]]:
     with runtime.home.instance.read() as conn:
-        query = f"SELECT * FROM {table}" + (" WHERE org_id = ?" if org else "") + " ORDER BY rowid"
+        where = " WHERE org_id = ?" if org else ""
+        query = f"SELECT * FROM {table}{where} ORDER BY {insertion_order(conn)}"
         return [dict(r) for r in conn.execute(query, (org,) if org else ())]
 
 

@@ -52,6 +52,7 @@ def test_the_credit_sweep_records_no_audit(runtime: Runtime, resolve: Resolve, a
     assert count(runtime, "impulse") == 0
 
 
+@pytest.mark.sqlite_only("breaks the audit with a TEMP TRIGGER, which only SQLite has")
 def test_a_failed_audit_is_logged_and_never_rolls_back_the_write(
     runtime: Runtime, resolve: Resolve, acme: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from groundnote.runtime import Runtime
-from tests.impulses.conftest import count
+from tests.impulses.conftest import count, insertion_order
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,8 @@ def test_every_call_leaves_one_operation_log_row(
         logged = [
             (r["grant_id"], r["outcome"], r["stages"])
             for r in conn.execute(
-                "SELECT * FROM search_log WHERE operation = 'impulses.resolve' ORDER BY rowid"
+                "SELECT * FROM search_log WHERE operation = 'impulses.resolve' "
+                f"ORDER BY {insertion_order(conn)}"
             )
         ]
     assert logged == [

@@ -23,6 +23,7 @@ from tests.impulses.conftest import Resolve, count, rows
 from tests.impulses.test_write_shapes import make_concept
 
 
+@pytest.mark.sqlite_only("reads SQLite's PRAGMA catalogue of the table and its indexes")
 def test_the_impulse_table_has_the_seeds_fields_and_indexes(runtime: Runtime) -> None:
     with runtime.home.instance.read() as conn:
         columns = [r["name"] for r in conn.execute("PRAGMA table_info(impulse)")]

@@ -27,13 +27,17 @@ __all__ = [
     "related_concepts",
 ]
 
+# The moving average of an edge's weight, clamped to [0, 1] by the CASE around it (SQLite's
+# two-argument min and max are no PostgreSQL functions).
+_EMA = "(:alpha * excluded.weight + (1 - :alpha) * concept_edge.weight)"
 _UPSERT = (
     "INSERT INTO concept_edge (id, org_id, from_concept_id, to_concept_id, edge_type, weight, "
     "count, metadata, created_at, updated_at) VALUES (:id, :org, :from_id, :to_id, :edge_type, "
     ":weight, 1, :metadata, :now, :now) "
     "ON CONFLICT (org_id, from_concept_id, to_concept_id, edge_type) DO UPDATE SET "
-    "weight = min(1.0, max(0.0, :alpha * excluded.weight + (1 - :alpha) * weight)), "
-    "count = count + 1, metadata = json_patch(metadata, excluded.metadata), "
+    f"weight = CASE WHEN {_EMA} > 1.0 THEN 1.0 WHEN {_EMA} < 0.0 THEN 0.0 ELSE {_EMA} END, "
+    "count = concept_edge.count + 1, "
+    "metadata = json_patch(concept_edge.metadata, excluded.metadata), "
     "updated_at = excluded.updated_at "
     "RETURNING *"
 )

@@ -27,6 +27,30 @@ EXCEPTION WHEN others THEN
   RETURN NULL;
 END $$;
 
+-- SQLite's json_patch (RFC 7396 merge patch) for the edge upsert's metadata. The text is
+-- PostgreSQL's jsonb rendering, not SQLite's minified one.
+CREATE OR REPLACE FUNCTION json_merge_patch(target jsonb, patch jsonb) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  merged jsonb;
+  item record;
+BEGIN
+  IF jsonb_typeof(patch) IS DISTINCT FROM 'object' THEN RETURN patch; END IF;
+  merged := CASE WHEN jsonb_typeof(target) = 'object' THEN target ELSE '{}'::jsonb END;
+  FOR item IN SELECT key, value FROM jsonb_each(patch) LOOP
+    IF jsonb_typeof(item.value) = 'null' THEN
+      merged := merged - item.key;
+    ELSE
+      merged := jsonb_set(merged, ARRAY[item.key], json_merge_patch(merged -> item.key, item.value));
+    END IF;
+  END LOOP;
+  RETURN merged;
+END $$;
+CREATE OR REPLACE FUNCTION json_patch(target text, patch text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT json_merge_patch(target::jsonb, patch::jsonb)::text
+$$;
+
 CREATE TABLE concept (
   id TEXT PRIMARY KEY CHECK (id ~ '^concept:.'),
   org_id TEXT NOT NULL CHECK (length(org_id) > 0),
