@@ -54,6 +54,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from groundnote.config import ConfigError
 from groundnote.domain.cancel import check_before_commit
+from groundnote.store import citus
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
 from groundnote.store.gate import GateTimeout
 from groundnote.store.sql import Backend, Connection, IntegrityError, Parameters, StoreError
@@ -285,6 +286,7 @@ _POOLS_LOCK = threading.Lock()
 def _configure(conn: psycopg.Connection[Any]) -> None:
     # numeric (avg(), sums of numerics) as float, as SQLite answers it
     conn.adapters.register_loader("numeric", FloatLoader)
+    citus.configure_session(conn)
 
 
 def _suitable(url: str) -> None:
@@ -448,6 +450,7 @@ class PostgresDatabase(Database):
                 conn.raw.execute("SELECT pg_advisory_xact_lock(hashtext('groundnote schemas'))")
                 # entity recall's trigram index (graph/0002); in public, which every unit sees
                 conn.raw.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                citus.distribute_on_create(conn.raw, self.schema)
                 conn.raw.execute(f"CREATE SCHEMA IF NOT EXISTS {self._quoted}")
                 conn.raw.execute(
                     f"CREATE TABLE IF NOT EXISTS {self._quoted}.{GATE_TABLE} "

@@ -25,6 +25,7 @@ from groundnote.config import Config
 from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
+from groundnote.store.check import placement_lines
 from groundnote.surfaces.cli.output import print_result
 from groundnote.surfaces.cli.served import read_served
 from groundnote.surfaces.cli.session import CliSession
@@ -333,5 +334,7 @@ def check_command(session: CliSession) -> None:
                 click.echo(f"  {problem}")
         else:
             click.echo(f"{name}: ok")
+    for line in placement_lines(runtime.home):
+        click.echo(line)
     if failed:
         raise SystemExit(1)
