@@ -36,6 +36,7 @@ from groundnote.auth import Principal, Right, create_grant
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import FixedClock
 from groundnote.runtime import Runtime, open_runtime
+from groundnote.store.sql import Connection
 
 Call = Callable[..., dict[str, Any]]
 
@@ -48,6 +49,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "sqlite_only(reason): about SQLite files themselves; on PostgreSQL deselected and "
         "listed with the reason",
+    )
+    config.addinivalue_line(
+        "markers",
+        "database_per_module: the module's tests share one database (a module-scoped home "
+        "opened with `module_database_url`)",
     )
 
 
@@ -194,15 +200,38 @@ def _databases() -> Iterator[_Databases | None]:
     databases.close()
 
 
-@pytest.fixture(autouse=True)
-def database_url(
-    _databases: _Databases | None, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str | None]:
-    """The fresh PostgreSQL database of this test (None: the test runs on SQLite files)."""
+@pytest.fixture(scope="module")
+def module_database_url(_databases: _Databases | None) -> Iterator[str | None]:
+    """One database for a module's tests (marked `database_per_module`), for a home its
+    module-scoped fixture opens; None on SQLite."""
     if _databases is None:
         yield None
         return
     url = _databases.fresh()
+    yield url
+    _databases.drop(url)
+
+
+def home_on_database(path: Path, url: str | None) -> Path:
+    """Make `path` a home whose groundnote.json names `url` (nothing on SQLite), so that the
+    processes a test starts on it find the same database."""
+    if url is not None:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "groundnote.json").write_text(json.dumps({"database": {"url": url}}))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def database_url(
+    request: pytest.FixtureRequest, _databases: _Databases | None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str | None]:
+    """The fresh PostgreSQL database of this test, or of its module (`database_per_module`);
+    None: the test runs on SQLite files."""
+    if _databases is None:
+        yield None
+        return
+    shared = request.node.get_closest_marker("database_per_module") is not None
+    url = request.getfixturevalue("module_database_url") if shared else _databases.fresh()
     monkeypatch.setenv("GROUNDNOTE_DATABASE_URL", url)
 
     def load_with_database(
@@ -215,7 +244,8 @@ def database_url(
 
     monkeypatch.setattr(runtime_module, "load_config", load_with_database)
     yield url
-    _databases.drop(url)
+    if not shared:
+        _databases.drop(url)
 
 
 @pytest.fixture
@@ -226,11 +256,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def home_path(tmp_path: Path, database_url: str | None) -> Path:
-    path = tmp_path / "home"
-    if database_url is not None:
-        path.mkdir()
-        (path / "groundnote.json").write_text(json.dumps({"database": {"url": database_url}}))
-    return path
+    return home_on_database(tmp_path / "home", database_url)
 
 
 @pytest.fixture
@@ -244,6 +270,31 @@ def runtime(home_path: Path, clock: FixedClock) -> Iterator[Runtime]:
 def scope(runtime: Runtime) -> str:
     runtime.home.create_scope("sales")
     return "sales"
+
+
+def raw_connection(runtime: Runtime, scope: str | None = None) -> Connection:
+    """A connection of its own on a scope's unit (None: the instance's), around the store's
+    handles and their gate, as another process's would be; the caller closes it."""
+    home = runtime.home
+    if home.database_url is None:
+        from groundnote.store.sqlite import connect
+
+        return connect(home.path / "instance.db" if scope is None else home.scope_path(scope))
+    from groundnote.store.postgres import connect as connect_schema
+    from groundnote.store.schemas import INSTANCE_SCHEMA, schema_for
+
+    return connect_schema(
+        home.database_url, INSTANCE_SCHEMA if scope is None else schema_for(scope)
+    )
+
+
+def begin_holding_the_write_lock(conn: Connection) -> None:
+    """Begin a transaction on a raw connection that holds its unit's cross-process write lock
+    (SQLite's, or the schema's gate row), as another process's writer does."""
+    if conn.backend == "sqlite":
+        conn.execute("BEGIN IMMEDIATE")
+    else:
+        conn.execute("BEGIN; SELECT id FROM store_gate WHERE id = 1 FOR UPDATE")
 
 
 def make_principal(

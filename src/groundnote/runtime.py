@@ -16,15 +16,17 @@ from pydantic import BaseModel
 from groundnote import context, core, graph, impulses, knowledge
 from groundnote.auth import Principal, authenticate, presented_principal
 from groundnote.capabilities import Capability, LogAs, Registry, Services
-from groundnote.capabilities.keys import CALLS_SUBSYSTEM
+from groundnote.capabilities.keys import CALL_KEYS, CALLS_SUBSYSTEM
 from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
 from groundnote.domain.progress import Progress
 from groundnote.store import Home, Subsystem, changes, load_migrations
+from groundnote.store.transfer import Transfer
 
 __all__ = [
     "INSTANCE_SUBSYSTEMS",
     "SCOPE_SUBSYSTEMS",
+    "SCOPE_TRANSFER",
     "Runtime",
     "build_registry",
     "compose_search",
@@ -44,6 +46,18 @@ SCOPE_SUBSYSTEMS = [
     knowledge.SUBSYSTEM,
     CALLS_SUBSYSTEM,
 ]
+
+# Everything a scope file holds that is truth, in the order an import writes it (docs/export.md).
+# Not in it, because rebuilt: the closure, the full-text indexes, rule_evidence, the change
+# record, the knowledge index (a projection of a checkout) and the migration ledger.
+SCOPE_TRANSFER = Transfer(
+    format="groundnote-scope",
+    version=2,
+    owner_key="scope",
+    tables=(*core.transfer.TRUTH, *graph.transfer.TABLES, *core.transfer.LOG, CALL_KEYS),
+    finish=(core.transfer.finish, graph.transfer.finish),
+    reads=(("groundnote-core", 1),),
+)
 
 
 def compose_search() -> core.SearchComposition:
@@ -69,7 +83,7 @@ def build_registry(search: core.SearchComposition | None = None) -> Registry:
             *context.CAPABILITIES,
         ],
         prompts=graph.PROMPTS,
-        services=Services(search or compose_search()),
+        services=Services(search or compose_search(), SCOPE_TRANSFER),
     )
 
 

@@ -51,9 +51,12 @@ from groundnote.surfaces.cli.main import cli
 from groundnote.surfaces.http import create_app
 from groundnote.surfaces.http.approval import approval_registry
 from groundnote.surfaces.mcp.server import build_server
-from tests.conftest import mcp_body
+from tests.conftest import home_on_database, mcp_body
 from tests.context.project import write_project
 from tests.surfaces.conftest import free_port
+
+# one world (a home, its servers, its grants) for every call of the walk
+pytestmark = pytest.mark.database_per_module
 
 KINDS = ("no-right", "read", "other-org", "anonymous")
 STATUS = {cls.code: cls.status for cls in error_classes()}
@@ -176,13 +179,16 @@ def _fill(world: World) -> None:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+def world(
+    tmp_path_factory: pytest.TempPathFactory, module_database_url: str | None
+) -> Iterator[World]:
     root = tmp_path_factory.mktemp("walk")
+    home_on_database(root / "home", module_database_url)
     # The command line reads the checkout and project it stands in: stand in neither.
     here = Path.cwd()
     os.chdir(root)
     clock = FixedClock(datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC))
-    runtime = open_runtime(root / "home", clock=clock, environ={})
+    runtime = open_runtime(root / "home", clock=clock, environ={}, database_url=module_database_url)
     for name in ("sales", "hr", "globex-hq"):
         runtime.home.create_scope(name)
     project = root / "project"

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from groundnote.auth import Right
 from groundnote.capabilities import Registry
-from groundnote.core import export_lines, import_lines
 from groundnote.decision import CAPABILITIES as DECISIONS
 from groundnote.domain.errors import GroundnoteError, ValidationFailed
-from groundnote.runtime import Runtime
+from groundnote.runtime import SCOPE_TRANSFER, Runtime
 from groundnote.store.dialect import Term, TextQuery, dialect_of
+from groundnote.store.transfer import export_lines, import_lines, rename_ids
 from tests.conftest import Call, make_principal
 from tests.core.conftest import RUTH, Decide, mail, meeting, propose, rows
 
@@ -25,12 +25,23 @@ _names = (f"s{n}" for n in itertools.count())
 
 def _export(runtime: Runtime, scope: str) -> str:
     with runtime.home.scope_db(scope).read() as conn:
-        return "\n".join(export_lines(conn)) + "\n"
+        return "\n".join(export_lines(conn, SCOPE_TRANSFER, scope)) + "\n"
 
 
 def _import(runtime: Runtime, scope: str, text: str) -> None:
-    with runtime.home.scope_db(scope).write() as conn:
-        import_lines(conn, text.splitlines())
+    invoke = runtime.invoke
+    _, token = make_principal(runtime, f"importer-{scope}", {scope: Right.DECIDE}, ["api"])
+    invoke(
+        runtime.registry.get("core.import"),
+        {"scope": scope, "jsonl": text},
+        principal=runtime.authenticate(token),
+        channel="api",
+    )
+
+
+def _renamed(text: str, old: str, new: str) -> str:
+    """An export of `old` as an import into `new` writes it: ids and scope names renamed."""
+    return rename_ids(text, old, new).replace(f'"scope":"{old}"', f'"scope":"{new}"')
 
 
 def test_an_import_answers_searches_like_the_original(
@@ -50,7 +61,8 @@ def test_an_import_answers_searches_like_the_original(
     rule = propose(call, "Rabatt Nord drei Prozent.", ["source/mail:<m2@example.org>"])
     decide(rule["id"], "adopt")
     exported = call("core.export", channel="api", scope="sales")
-    assert exported["lines"] == 1 + 2 + 1 + 1 + 1
+    logged = rows(runtime, "SELECT count(*) FROM search_log")[0][0] - 1  # not the export's own
+    assert exported["lines"] == 1 + 2 + 1 + 1 + 1 + logged
     runtime.home.create_scope("copy")
     _, token = make_principal(runtime, "admin", {"copy": Right.DECIDE}, ["api"])
     admin = runtime.authenticate(token)
@@ -60,16 +72,15 @@ def test_an_import_answers_searches_like_the_original(
         principal=admin,
         channel="api",
     ).model_dump()
-    assert result["imported"] == {
+    assert {k: v for k, v in result["imported"].items() if v} == {
         "source": 2,
         "source_attachment": 1,
         "rule": 1,
         "rule_decision": 1,
+        "search_log": logged,
     }
     again = _export(runtime, "copy")
-    assert again == exported["jsonl"].replace('"sales-0001"', '"copy-0001"').replace(
-        '"scope":"sales"', '"scope":"copy"'
-    )
+    assert again == _renamed(exported["jsonl"], "sales", "copy")
     hits = runtime.invoke(
         runtime.registry.get("core.search"),
         {"scope": "copy", "query": "Rabatt", "compact": False},
@@ -133,17 +144,12 @@ def test_an_import_streams_from_a_file_and_a_refusal_leaves_nothing(
     # The refusal is caught inside the caller's transaction, which then commits: the
     # savepoint has already taken the import's rows back.
     with runtime.home.scope_db("copy").write() as conn, pytest.raises(ValidationFailed):
-        import_lines(conn, io.StringIO(broken))
+        import_lines(conn, SCOPE_TRANSFER, "copy", io.StringIO(broken))
     assert rows_of(runtime, "copy", "SELECT count(*) FROM source") == [(0,)]
     assert rows_of(runtime, "copy", "SELECT count(*) FROM fts_word") == [(0,)]
     with runtime.home.scope_db("copy").write() as conn:
-        counts = import_lines(conn, io.StringIO(text))
-    assert (counts.source, counts.source_attachment, counts.rule, counts.rule_decision) == (
-        1,
-        1,
-        1,
-        1,
-    )
+        counts = import_lines(conn, SCOPE_TRANSFER, "copy", io.StringIO(text))
+    assert [counts[t] for t in ("source", "source_attachment", "rule", "rule_decision")] == [1] * 4
     # the source index holds the attachment text, as it did in the original scope
     with runtime.home.scope_db("copy").read() as conn:
         dialect = dialect_of(conn)
@@ -236,15 +242,11 @@ def test_export_import_export_is_byte_identical(
     first = _export(runtime, name)
     copy = next(_names)
     runtime.home.create_scope(copy)
-    _import(runtime, copy, first.replace(f'"scope":"{name}"', f'"scope":"{name}"'))
+    _import(runtime, copy, first)
     second = _export(runtime, copy)
-    assert second == first.replace(f'"{name}-', f'"{copy}-').replace(
-        f'"scope":"{name}"', f'"scope":"{copy}"'
-    )
+    assert second == _renamed(first, name, copy)
     # a rename back gives the original bytes
     back = next(_names)
     runtime.home.create_scope(back)
     _import(runtime, back, second)
-    assert _export(runtime, back) == first.replace(f'"{name}-', f'"{back}-').replace(
-        f'"scope":"{name}"', f'"scope":"{back}"'
-    )
+    assert _export(runtime, back) == _renamed(first, name, back)

@@ -24,8 +24,10 @@ from groundnote.auth import Principal, Right
 from groundnote.domain.errors import GroundnoteError
 from groundnote.runtime import Runtime, open_runtime
 from groundnote.surfaces.http.approval import approval_registry
+from tests.conftest import home_on_database
 
-pytestmark = pytest.mark.slow
+# the module's two processes and their home serve every example
+pytestmark = [pytest.mark.slow, pytest.mark.database_per_module]
 
 WORDS = ["Vertrieb", "Nord", "Süd", "Müller", "Bau", "Logistik", "Schäfer"]
 AGENT = Principal(
@@ -103,8 +105,10 @@ class Process:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Runtime, list[Process]]]:
-    path = tmp_path_factory.mktemp("two") / "home"
+def home(
+    tmp_path_factory: pytest.TempPathFactory, module_database_url: str | None
+) -> Iterator[tuple[Runtime, list[Process]]]:
+    path = home_on_database(tmp_path_factory.mktemp("two") / "home", module_database_url)
     runtime = open_runtime(path, environ={})
     processes = [Process(path), Process(path)]
     yield runtime, processes

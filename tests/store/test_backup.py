@@ -21,7 +21,12 @@ from groundnote.runtime import open_runtime
 from groundnote.store import verify_backup
 from groundnote.surfaces.cli.main import cli
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.sqlite_only(
+        "backup and restore copy SQLite files; on PostgreSQL they refuse and name pg_dump"
+    ),
+]
 
 
 def _writer(home: str, token: str, acks: str, stop: str) -> None:

@@ -1,12 +1,12 @@
-"""A scope file held by another writer past `store.busy_timeout_seconds`: every surface gives the
-same `busy` refusal (503 with Retry-After on HTTP), never SQLite's `database is locked`, and
-nothing of the call is written. The holder here is another connection, as another process's
-writer would be: SQLite's lock does not care which process holds it."""
+"""A scope held by another writer past `store.busy_timeout_seconds`: every surface gives the
+same `busy` refusal (503 with Retry-After on HTTP), never SQLite's `database is locked` or a
+PostgreSQL lock timeout, and nothing of the call is written. The holder here is another
+connection, as another process's writer would be: neither SQLite's file lock nor the schema's
+gate row cares which process holds it."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundnote.runtime import Runtime
+from groundnote.store.sql import Connection
+from tests.conftest import begin_holding_the_write_lock, raw_connection
 from tests.surfaces.conftest import SURFACES, SurfaceCall
 
 TIMEOUT = 0.2
@@ -28,10 +30,10 @@ def home_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def held(runtime: Runtime, scope: str) -> Iterator[sqlite3.Connection]:
-    """Another writer in the middle of a long transaction on the scope file."""
-    other = sqlite3.connect(runtime.home.scope_path(scope), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
+def held(runtime: Runtime, scope: str) -> Iterator[Connection]:
+    """Another writer in the middle of a long transaction on the scope."""
+    other = raw_connection(runtime, scope)
+    begin_holding_the_write_lock(other)
     yield other
     other.execute("ROLLBACK")
     other.close()
@@ -45,7 +47,7 @@ def test_a_held_scope_file_answers_busy_on_every_surface(
     surface: str,
     surface_call: SurfaceCall,
     agent_token: str,
-    held: sqlite3.Connection,
+    held: Connection,
     runtime: Runtime,
 ) -> None:
     ok, body = surface_call(surface, "graph.entity_create", CREATE, agent_token)
@@ -61,9 +63,7 @@ def test_a_held_scope_file_answers_busy_on_every_surface(
         assert conn.execute("SELECT count(*) FROM entity").fetchone()[0] == 0
 
 
-def test_busy_is_503_with_retry_after(
-    http: TestClient, agent_token: str, held: sqlite3.Connection
-) -> None:
+def test_busy_is_503_with_retry_after(http: TestClient, agent_token: str, held: Connection) -> None:
     response = http.post(
         "/v1/entities", json=CREATE, headers={"Authorization": f"Bearer {agent_token}"}
     )
@@ -73,7 +73,7 @@ def test_busy_is_503_with_retry_after(
 
 
 def test_once_the_other_writer_is_done_the_same_call_succeeds(
-    http: TestClient, agent_token: str, held: sqlite3.Connection
+    http: TestClient, agent_token: str, held: Connection
 ) -> None:
     headers = {"Authorization": f"Bearer {agent_token}"}
     assert http.post("/v1/entities", json=CREATE, headers=headers).status_code == 503

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from pathlib import Path
 
 import click
@@ -12,6 +11,7 @@ from click.testing import CliRunner
 
 from groundnote.runtime import Runtime
 from groundnote.surfaces.cli.main import cli
+from tests.conftest import raw_connection
 
 _COMMAND = re.compile(r"`groundnote ([^`]+)`")
 
@@ -39,10 +39,14 @@ def test_drifted_closure_and_fts_are_found_and_mended(
     home = ["--home", str(home_path)]
     assert runner.invoke(cli, [*home, "check"]).exit_code == 0
     # Damage the projections in the file itself, as a bug or a hand edit would.
-    with sqlite3.connect(runtime.home.scope_path(scope)) as conn:
-        conn.execute("DELETE FROM entity_closure WHERE depth = 2")
-        conn.execute("INSERT INTO entity_closure VALUES ('x', 'y', 7)")
-        conn.execute("UPDATE entity_fts SET name = 'falsch' WHERE rowid = 1")
+    conn = raw_connection(runtime, scope)
+    conn.execute("DELETE FROM entity_closure WHERE depth = 2")
+    # the deepest entity as an ancestor of the top one: a row no tree has
+    conn.execute(
+        "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
+        "SELECT max(id), min(id), 7 FROM entity"
+    )
+    conn.execute("UPDATE entity_fts SET name = 'falsch' WHERE rowid = 1")
     conn.close()
 
     bad = runner.invoke(cli, [*home, "check"])

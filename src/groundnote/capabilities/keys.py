@@ -16,10 +16,22 @@ from groundnote.domain.errors import IdempotencyConflict
 from groundnote.store.home import Subsystem
 from groundnote.store.migrations import load_migrations
 from groundnote.store.sql import Connection
+from groundnote.store.transfer import Table
 
-__all__ = ["CALLS_SUBSYSTEM", "KEY_FIELD", "HeldWrite", "first_answer", "record_answer"]
+__all__ = [
+    "CALLS_SUBSYSTEM",
+    "CALL_KEYS",
+    "KEY_FIELD",
+    "HeldWrite",
+    "first_answer",
+    "record_answer",
+]
 
 CALLS_SUBSYSTEM = Subsystem("calls", load_migrations("groundnote.capabilities", "calls"))
+
+# An export carries the keys; an import under another scope name leaves them out, since each
+# answer names the exported scope's ids (a retry there is a new call).
+CALL_KEYS = Table("call_key", order="actor, key", same_owner_only=True)
 
 # The input field that carries the key; the HTTP header Idempotency-Key fills it.
 KEY_FIELD = "idempotency_key"

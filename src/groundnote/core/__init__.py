@@ -1,5 +1,6 @@
 """Core: sources, attachments, rules, approval modes, search and bundles, provenance, export."""
 
+from groundnote.core import transfer
 from groundnote.core.bundles import (
     CORE_GROUPS,
     GROUP_ORDER,
@@ -22,7 +23,6 @@ from groundnote.core.models import StoreSourceInput
 from groundnote.core.rules import RuleAnswer, RuleOut, rule_answer
 from groundnote.core.search import EntityFilter, HeadRestriction, SearchComposition
 from groundnote.core.status import approval_mode, proposed_rule_count
-from groundnote.core.transfer import export_lines, import_lines
 from groundnote.store import Subsystem, load_migrations
 
 SUBSYSTEM = Subsystem(
@@ -55,10 +55,9 @@ __all__ = [
     "SearchComposition",
     "StoreSourceInput",
     "approval_mode",
-    "export_lines",
-    "import_lines",
     "import_mail",
     "parse_mail_files",
     "rebuild_fts",
     "rule_answer",
+    "transfer",
 ]

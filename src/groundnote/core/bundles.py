@@ -225,7 +225,7 @@ def _excerpt(text: str | None) -> str | None:
 
 def _source_entry(row: Row) -> Entry:
     return Entry(
-        kind="mail" if row["kind"] == "mail" else "meeting",
+        kind=row["kind"],
         ref=source_ref(row["id"]),
         title=row["title"] or "(no subject)",
         date=row["day"],

@@ -303,7 +303,8 @@ STORE_SOURCE: Capability[StoreSourceInput, SourceOut] = Capability(
     input=StoreSourceInput,
     output=SourceOut,
     description=(
-        "Store a mail (id mail:<message-id>) or a meeting record (id jamie:<id>) with its "
+        "Store a mail (id mail:<message-id>), a meeting record (id jamie:<id>) or a note "
+        "(note:<id>, dated and signed) with its "
         "attachments, so that rules can cite it as evidence. Use it before propose_rule whenever "
         "the evidence is not stored yet. Storing the same content again changes nothing "
         "(stored: false); different content under an existing id is refused, because evidence "
@@ -349,7 +350,8 @@ EXPORT: Capability[ExportInput, ExportOutput] = Capability(
     input=ExportInput,
     output=ExportOutput,
     description=(
-        "Export a scope's sources, attachments, rules and decisions as JSONL, losslessly: an "
+        "Export everything a scope holds as JSONL, losslessly: sources, attachments, rules, "
+        "decisions, entities with every version, links, reviews and the operation log. An "
         "import of it into an empty scope gives the same export again."
     ),
     handler=handlers.export,
@@ -368,9 +370,10 @@ IMPORT: Capability[ImportInput, ImportOutput] = Capability(
     input=ImportInput,
     output=ImportOutput,
     description=(
-        "Import an export into an empty scope: every row is checked as when it was first "
-        "written, and nothing is written unless all of it fits. Rule ids are renamed to the "
-        "target scope."
+        "Import an export into an empty scope (a scope holding anything is refused, nothing "
+        "is merged): every row is checked as when it was first written, and nothing is "
+        "written unless all of it fits. Ids are renamed to the target scope; the indexes "
+        "are rebuilt."
     ),
     handler=handlers.import_,
     http=HttpExposure("POST", "/v1/scopes/{scope}/import"),

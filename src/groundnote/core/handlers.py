@@ -76,7 +76,7 @@ from groundnote.core.sources import (
     source_row,
 )
 from groundnote.core.status import approval_mode
-from groundnote.core.transfer import MAX_IMPORT_CHARS, export_lines, import_lines
+from groundnote.core.transfer import CALLER_LEAVES_OUT, EMPTY_SCOPE, MAX_IMPORT_CHARS
 from groundnote.domain.errors import (
     NotFound,
     PayloadTooLarge,
@@ -89,6 +89,7 @@ from groundnote.store.database import Database
 from groundnote.store.dialect import dialect_of
 from groundnote.store.inspect import file_bytes, ledger_versions, table_counts
 from groundnote.store.sql import Connection
+from groundnote.store.transfer import Transfer, export_lines, import_lines, refuse_unless_empty
 
 __all__ = [
     "export",
@@ -514,10 +515,11 @@ def feedback(ctx: Context, value: FeedbackInput) -> FeedbackOutput:
 
 
 def export(ctx: Context, value: ExportInput) -> ExportOutput:
+    transfer = ctx.services.get(Transfer)
     with ctx.scope_db(value.scope).read() as conn:
         conn.execute("BEGIN")  # one snapshot for every table
         try:
-            lines = list(export_lines(conn))
+            lines = list(export_lines(conn, transfer, value.scope))
         finally:
             conn.execute("COMMIT")
     return ExportOutput(scope=value.scope, lines=len(lines), jsonl="\n".join(lines) + "\n")
@@ -527,10 +529,16 @@ def import_(ctx: Context, value: ImportInput) -> ImportOutput:
     if len(value.jsonl) > MAX_IMPORT_CHARS:
         raise PayloadTooLarge(
             f"The import has {len(value.jsonl)} characters; at most {MAX_IMPORT_CHARS} go in one call.",
-            remedy="Use `groundnote import` on the command line for larger files.",
+            remedy="Use `groundnote import scope FILE --scope S` on the command line for larger files.",
         )
+    transfer = ctx.services.get(Transfer)
     with ctx.write(value.scope) as conn:
-        counts = import_lines(conn, value.jsonl.splitlines())
+        refuse_unless_empty(conn, transfer, value.scope, f"The scope {value.scope}", EMPTY_SCOPE)
+        # Call keys replay answers to their actors' retries: one caller's file must not
+        # answer another grant's calls, so only the operator's `groundnote import` keeps them.
+        counts = import_lines(
+            conn, transfer, value.scope, value.jsonl.splitlines(), leave_out=CALLER_LEAVES_OUT
+        )
     return ImportOutput(
         scope=value.scope,
         imported=counts,

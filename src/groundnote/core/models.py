@@ -19,8 +19,7 @@ from groundnote.core.rules import (
     RuleOut,
     RuleStatus,
 )
-from groundnote.core.sources import MailIn, MeetingIn
-from groundnote.core.transfer import ImportCounts
+from groundnote.core.sources import MailIn, MeetingIn, NoteIn
 from groundnote.domain.guidance import Next, StrictModel
 from groundnote.domain.ids import Day, EntityId, IdempotencyKey, RuleId, ScopeName
 from groundnote.domain.text import Prose
@@ -257,7 +256,7 @@ class RetractInput(StrictModel):
 
 class StoreSourceInput(StrictModel):
     scope: ScopeName
-    source: Annotated[MailIn | MeetingIn, Field(discriminator="kind")]
+    source: Annotated[MailIn | MeetingIn | NoteIn, Field(discriminator="kind")]
 
 
 class FeedbackInput(StrictModel):
@@ -286,7 +285,9 @@ class ExportInput(StrictModel):
 class ExportOutput(BaseModel):
     scope: str
     lines: int
-    jsonl: str = Field(description="The export: a header line, then one JSON line per row.")
+    jsonl: str = Field(
+        description="The export (docs/export.md): a header line, then one JSON line per row."
+    )
 
 
 class ImportInput(StrictModel):
@@ -296,5 +297,7 @@ class ImportInput(StrictModel):
 
 class ImportOutput(BaseModel):
     scope: str
-    imported: ImportCounts
+    imported: dict[str, int] = Field(
+        description="Rows written per table; `skipped`: rows left out (call keys of another scope)."
+    )
     next: list[Next] = Field(default_factory=list, max_length=3)

@@ -1,4 +1,5 @@
-"""Sources: mails (`mail:<message-id>`) and meetings (`jamie:<id>`) with attachments `#1…`.
+"""Sources: mails (`mail:<message-id>`), meetings (`jamie:<id>`) and notes (`note:<id>`, a short
+text with date and author; DESIGN §15 P7) with attachments `#1…`.
 
 A source never changes. Storing the same content again is a no-op; different content under
 an existing id is refused, because a mail or a meeting record is evidence and evidence must
@@ -32,6 +33,7 @@ __all__ = [
     "MailIn",
     "MeetingIn",
     "MessageId",
+    "NoteIn",
     "SourceOut",
     "attachment_ref",
     "attachment_rows",
@@ -107,6 +109,18 @@ class MeetingIn(StrictModel):
     attachments: list[AttachmentIn] = Field(default_factory=list, max_length=50)
 
 
+class NoteIn(StrictModel):
+    """An observation: a short text someone wrote down on a day (DESIGN §15 P7)."""
+
+    kind: Literal["note"] = "note"
+    id: str = Field(pattern=r"^note:[A-Za-z0-9._-]{1,200}$", description="note:<id>.")
+    title: OneLine = Field(min_length=1, max_length=500)
+    date: Day
+    author: Address
+    text: str = Field(min_length=1, max_length=10_000)
+    attachments: list[AttachmentIn] = Field(default_factory=list, max_length=50)
+
+
 class AttachmentOut(BaseModel):
     ref: str = Field(description="attachment/<source id>#<n>: cite it as evidence with this.")
     n: int
@@ -120,7 +134,7 @@ class AttachmentOut(BaseModel):
 class SourceOut(BaseModel):
     ref: str = Field(description="source/<id>: cite it as evidence with this.")
     id: str
-    kind: Literal["mail", "meeting"]
+    kind: Literal["mail", "meeting", "note"]
     title: str
     day: str
     sender: str | None
@@ -156,7 +170,7 @@ def attachment_rows(items: list[AttachmentIn]) -> list[dict[str, Any]]:
     return rows
 
 
-def source_row(value: MailIn | MeetingIn, zone: str, today: str) -> dict[str, Any]:
+def source_row(value: MailIn | MeetingIn | NoteIn, zone: str, today: str) -> dict[str, Any]:
     if isinstance(value, MailIn):
         return {
             "id": value.id,
@@ -171,6 +185,21 @@ def source_row(value: MailIn | MeetingIn, zone: str, today: str) -> dict[str, An
             "refs": json.dumps(value.references, ensure_ascii=False),
             "participants": "[]",
             "body": value.body,
+        }
+    if isinstance(value, NoteIn):
+        return {
+            "id": value.id,
+            "kind": "note",
+            "title": value.title,
+            "day": value.date,
+            "sent_at": None,
+            "sender": value.author,
+            "recipients": "[]",
+            "cc": "[]",
+            "in_reply_to": None,
+            "refs": "[]",
+            "participants": "[]",
+            "body": value.text,
         }
     return {
         "id": value.id,

@@ -41,8 +41,10 @@ ENTITY_REF_RE = r"^entity/[a-z][a-z0-9-]{1,39}-e\d{4,}(@[1-9]\d*)?$"
 LINK_ID_RE = r"^[a-z][a-z0-9-]{1,39}-l\d{4,}$"
 REVIEW_ID_RE = r"^[a-z][a-z0-9-]{1,39}-r\d{4,}$"
 RULE_ID_RE = r"^[a-z][a-z0-9-]{1,39}-\d{4,}$"
-SOURCE_ID_RE = r"^(jamie:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)$"
-ATTACHMENT_REF_RE = r"^(jamie:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)#[1-9]\d*$"
+SOURCE_ID_RE = r"^(jamie:[A-Za-z0-9._-]{1,200}|note:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)$"
+ATTACHMENT_REF_RE = (
+    r"^(jamie:[A-Za-z0-9._-]{1,200}|note:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)#[1-9]\d*$"
+)
 DAY_RE = r"^\d{4}-\d{2}-\d{2}$"
 INSTANT_RE = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"
 

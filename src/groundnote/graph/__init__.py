@@ -5,6 +5,7 @@ counted per G5, the path of an entity, and the descendants of an entity via the 
 for the composition root the bundle groups, `head.entities` and search's entity filter.
 """
 
+from groundnote.graph import transfer
 from groundnote.graph.bundles import GROUP_PROVIDERS, entity_filter, head_entities
 from groundnote.graph.capabilities import CAPABILITIES
 from groundnote.graph.closure import closure_drift, rebuild_closure
@@ -67,5 +68,6 @@ __all__ = [
     "rebuild_closure",
     "rebuild_fts",
     "rebuild_index",
+    "transfer",
     "warm_resolve",
 ]

@@ -9,7 +9,14 @@ from __future__ import annotations
 from groundnote.store import Database
 from groundnote.store.sql import Connection
 
-__all__ = ["closure_drift", "closure_rows", "on_create", "on_move", "rebuild_closure"]
+__all__ = [
+    "closure_drift",
+    "closure_rows",
+    "fill_closure",
+    "on_create",
+    "on_move",
+    "rebuild_closure",
+]
 
 
 def on_create(conn: Connection, entity_id: str, parent_id: str | None) -> None:
@@ -59,16 +66,21 @@ def closure_rows(conn: Connection) -> set[tuple[str, str, int]]:
     return {(r[0], r[1], r[2]) for r in rows}
 
 
+def fill_closure(conn: Connection) -> int:
+    """Recompute entity_closure from entity_current inside the caller's write; its rows."""
+    conn.execute("DELETE FROM entity_closure")
+    conn.execute(
+        _WALK + "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
+        "SELECT ancestor_id, descendant_id, depth FROM walk"
+    )
+    count: int = conn.execute("SELECT count(*) FROM entity_closure").fetchone()[0]
+    return count
+
+
 def rebuild_closure(db: Database) -> int:
     """Recompute entity_closure from entity_current; returns the number of rows."""
     with db.write() as conn:
-        conn.execute("DELETE FROM entity_closure")
-        conn.execute(
-            _WALK + "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
-            "SELECT ancestor_id, descendant_id, depth FROM walk"
-        )
-        count: int = conn.execute("SELECT count(*) FROM entity_closure").fetchone()[0]
-    return count
+        return fill_closure(conn)
 
 
 def closure_drift(db: Database, scope: str) -> list[str]:

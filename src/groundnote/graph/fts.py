@@ -18,6 +18,7 @@ from groundnote.store import Database, changes
 from groundnote.store.sql import Connection
 
 __all__ = [
+    "fill_fts",
     "fts_drift",
     "literal_recall",
     "published",
@@ -49,19 +50,26 @@ def published(db: Database) -> None:
     index_for(db).catch_up()
 
 
+def fill_fts(conn: Connection) -> int:
+    """Recompute entity_fts from entity_current inside the caller's write; how many entities."""
+    conn.execute("DELETE FROM entity_fts")
+    rows = conn.execute(
+        "SELECT e.seq, k.name, k.aliases FROM entity e JOIN entity_current k ON k.id = e.id"
+    ).fetchall()
+    for row in rows:
+        conn.execute(
+            "INSERT INTO entity_fts (rowid, name, aliases) VALUES (?, ?, ?)",
+            (row["seq"], normalize(row["name"]), _joined(row["aliases"])),
+        )
+    # Every process re-reads all of it, instead of one change row per entity.
+    changes.record(conn, CHANGE_KIND, changes.EVERYTHING)
+    return len(rows)
+
+
 def rebuild_fts(db: Database) -> int:
     """Recompute entity_fts from entity_current; returns how many entities it holds."""
     with db.write() as conn:
-        conn.execute("DELETE FROM entity_fts")
-        rows = conn.execute(
-            "SELECT e.seq, k.name, k.aliases FROM entity e JOIN entity_current k ON k.id = e.id"
-        ).fetchall()
-        for row in rows:
-            aliases = [str(a) for a in _json_list(row["aliases"])]
-            put_text(conn, row["seq"], row["name"], aliases)
-        # Every process re-reads all of it, instead of one change row per entity.
-        changes.record(conn, CHANGE_KIND, changes.EVERYTHING)
-    return len(rows)
+        return fill_fts(conn)
 
 
 def rebuild_index(db: Database) -> int:

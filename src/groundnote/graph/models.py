@@ -60,7 +60,7 @@ Evidence = Annotated[
 ]
 Reason = Annotated[str, StringConstraints(max_length=1000), AfterValidator(visible_text)]
 
-_SOURCE = r"(?:jamie:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)"
+_SOURCE = r"(?:jamie:[A-Za-z0-9._-]{1,200}|note:[A-Za-z0-9._-]{1,200}|mail:<[^<>\s]+>)"
 ENDPOINT_RE = (
     r"^(?:rule/[a-z][a-z0-9-]{1,39}-\d{4,}|entity/[a-z][a-z0-9-]{1,39}-e\d{4,}"
     + "|source/"

@@ -70,7 +70,7 @@ def _check(arguments: dict[str, str], config: Any, allowed: tuple[PromptArgument
     if "type" in arguments and arguments["type"] not in config.graph.entity_types:
         problems.append("type must be one of " + ", ".join(config.graph.entity_types))
     if "source" in arguments and not re.fullmatch(SOURCE_ID_RE, arguments["source"]):
-        problems.append("source must be a mail:<message-id> or jamie:<id>")
+        problems.append("source must be a mail:<message-id>, jamie:<id> or note:<id>")
     if "ref" in arguments and not re.fullmatch(ENDPOINT_RE, arguments["ref"]):
         problems.append("ref must be a rule/, source/, attachment/ or entity/ ref")
     for key, limit in _LIMITS.items():

@@ -10,6 +10,7 @@ from groundnote.impulses.shapes import (
     check_shape_dispatch,
 )
 from groundnote.impulses.table import prune_expired_impulses, prune_periodically
+from groundnote.impulses.transfer import EMPTY_ORG, IMPULSES_TRANSFER
 from groundnote.store import Subsystem, load_migrations
 
 SUBSYSTEM = Subsystem("impulses", load_migrations("groundnote.impulses", "impulses"))
@@ -18,6 +19,8 @@ __all__ = [
     "ADVERTISED_SHAPES",
     "ANONYMOUS_READ_SHAPES",
     "CAPABILITIES",
+    "EMPTY_ORG",
+    "IMPULSES_TRANSFER",
     "RESOLVE_ENDPOINT",
     "SUBSYSTEM",
     "LifecyclePayload",

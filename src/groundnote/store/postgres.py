@@ -57,7 +57,14 @@ from groundnote.domain.cancel import check_before_commit
 from groundnote.store import citus
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
 from groundnote.store.gate import GateTimeout
-from groundnote.store.sql import Backend, Connection, IntegrityError, Parameters, StoreError
+from groundnote.store.sql import (
+    Backend,
+    Connection,
+    Cursor,
+    IntegrityError,
+    Parameters,
+    StoreError,
+)
 
 __all__ = [
     "GATE_TABLE",
@@ -243,7 +250,7 @@ class PgConnection:
     def __init__(self, raw: psycopg.Connection[Any]) -> None:
         self.raw = raw
 
-    def execute(self, sql: str, parameters: Parameters = (), /) -> psycopg.Cursor[Any]:
+    def execute(self, sql: str, parameters: Parameters = (), /) -> Cursor:
         try:
             if not parameters:
                 return self.raw.execute(translate(sql, bound=False))
@@ -253,7 +260,7 @@ class PgConnection:
         except psycopg.Error as exc:
             raise mapped(exc) from exc
 
-    def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> psycopg.Cursor[Any]:
+    def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
         has_none = any(none for _, none in rows)
         cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
@@ -263,9 +270,8 @@ class PgConnection:
             raise mapped(exc) from exc
         return cursor
 
-    def run_script(self, script: str) -> None:
-        """A whole script (a migration, PL/pgSQL `$$` bodies included) in one round trip."""
-        self.execute(script)
+    def close(self) -> None:
+        self.raw.close()
 
 
 # -- the pools ------------------------------------------------------------------------------
@@ -408,6 +414,8 @@ class PostgresDatabase(Database):
         self.busy_timeout = busy_timeout
         self._pool_size = pool_size
         self._quoted = _quoted(schema)
+        self._set_path = f"SET search_path TO {self._quoted}, public"
+        self._version_sql = f"SELECT coalesce(max(seq), 0) FROM {self._quoted}.change_record"
         self.gate = gate_for(f"{url}#{schema}", self.label)
         self._entry: _Pool | None = None
         self._local = threading.local()
@@ -424,16 +432,25 @@ class PostgresDatabase(Database):
         return self._entry
 
     @contextmanager
-    def _checkout(self, timeout: float | None = None) -> Iterator[PgConnection]:
+    def _checkout(
+        self, timeout: float | None = None, *, on_path: bool = True
+    ) -> Iterator[PgConnection]:
+        """A pooled connection; `on_path`: with `search_path` on this schema (a round trip
+        when the connection last served another; a caller that sets it itself or names its
+        tables qualified says False)."""
         entry = self._pool()
         try:
             with entry.pool.connection(timeout=timeout or self.busy_timeout) as raw:
-                if entry.paths.get(raw) != self.schema:
-                    raw.execute(f"SET search_path TO {self._quoted}, public")
+                if on_path and entry.paths.get(raw) != self.schema:
+                    raw.execute(self._set_path)
                     entry.paths[raw] = self.schema
                 yield PgConnection(raw)
         except PoolTimeout as exc:
             raise busy(self.label, self.busy_timeout) from exc
+
+    def _on_path(self, conn: PgConnection) -> None:
+        """Note that `conn` was put on this schema by a statement of the caller's."""
+        self._pool().paths[conn.raw] = self.schema
 
     def _ensure_schema(self) -> None:
         """Create the schema and its gate row once, under an advisory lock: two processes
@@ -496,14 +513,17 @@ class PostgresDatabase(Database):
         try:
             with (
                 self.gate.permit(self.busy_timeout),
-                self._checkout(max(0.001, deadline - time.monotonic())) as conn,
+                self._checkout(max(0.001, deadline - time.monotonic()), on_path=False) as conn,
             ):
                 left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+                # one round trip: the path (session-wide, it outlives the transaction), the
+                # transaction, the bound on the lock wait, the lock
                 conn.execute(
-                    "BEGIN ISOLATION LEVEL READ COMMITTED; "
+                    f"{self._set_path}; BEGIN ISOLATION LEVEL READ COMMITTED; "
                     f"SET LOCAL lock_timeout = {left_ms}; "
                     f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE"
                 )
+                self._on_path(conn)
                 self._writer = conn
                 try:
                     yield conn
@@ -544,8 +564,8 @@ class PostgresDatabase(Database):
         holding = self._writer is not None and self.gate.held_by_current_thread
         if holding and self._pinned_version is not None:
             return self._pinned_version
-        with self._checkout() as conn:
-            version = self.data_version_in(conn)
+        with self._checkout(on_path=False) as conn:
+            version = int(conn.execute(self._version_sql).fetchone()[0])
         if holding:
             self._pinned_version = version
         return version

@@ -276,8 +276,8 @@ class SourceInput(StrictModel):
     id: str = Field(
         min_length=6,
         max_length=1000,
-        pattern=r"^(mail:<[^<>\s]+>|jamie:[A-Za-z0-9._-]{1,200})$",
-        description="The source id: mail:<message id> or jamie:<meeting id>.",
+        pattern=r"^(mail:<[^<>\s]+>|jamie:[A-Za-z0-9._-]{1,200}|note:[A-Za-z0-9._-]{1,200})$",
+        description="The source id: mail:<message id>, jamie:<meeting id> or note:<id>.",
     )
 
 
@@ -296,7 +296,7 @@ class SourceView(BaseModel):
     scope: str
     id: str
     ref: str
-    kind: Literal["mail", "meeting"]
+    kind: Literal["mail", "meeting", "note"]
     title: str
     day: str
     sent_at: str | None

@@ -17,7 +17,9 @@ from groundnote.surfaces.cli.session import CliSession
 __all__ = ["import_group"]
 
 
-@click.group("import", help="Import sources from files.")
+@click.group(
+    "import", help="Import from files: mails, exports of scopes and impulses, other memories."
+)
 def import_group() -> None:
     pass
 

@@ -20,9 +20,15 @@ from groundnote.surfaces.cli.admin import (
 from groundnote.surfaces.cli.backup import backup_command, restore_command
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
 from groundnote.surfaces.cli.imports import import_group
+from groundnote.surfaces.cli.peer_import import basic_memory_command, memory_jsonl_command
 from groundnote.surfaces.cli.rebuild import rebuild_group
 from groundnote.surfaces.cli.serve import mcp_command, serve_command
 from groundnote.surfaces.cli.session import CliSession
+from groundnote.surfaces.cli.transfer import (
+    export_group,
+    import_impulses_command,
+    import_scope_command,
+)
 
 __all__ = ["cli", "main"]
 
@@ -67,12 +73,17 @@ for command in (
     person_group,
     rebuild_group,
     import_group,
+    export_group,
     check_command,
     backup_command,
     restore_command,
     docs_command,
 ):
     cli.add_command(command)
+import_group.add_command(import_scope_command)
+import_group.add_command(import_impulses_command)
+import_group.add_command(memory_jsonl_command)
+import_group.add_command(basic_memory_command)
 add_capability_commands(cli, build_registry())
 
 
