@@ -84,7 +84,7 @@ def test_three_servers_on_one_cluster(
     _, token = create_grant(
         runtime.home.instance,
         "writers",
-        rights=dict.fromkeys(SCOPES, Right.PROPOSE),
+        rights={scope: Right.PROPOSE for scope in SCOPES},
         channels=["api"],
         org="local",
         now=runtime.home.clock.instant(),
@@ -119,8 +119,8 @@ def test_three_servers_on_one_cluster(
             start = threading.Barrier(SERVERS)
 
             def compete(
-                base: str, scope: str = scope, name: str = name, start=start
-            ) -> httpx.Response:  # type: ignore[no-untyped-def]
+                base: str, scope: str = scope, name: str = name, start: threading.Barrier = start
+            ) -> httpx.Response:
                 start.wait()
                 return _create(base, token, scope, name)
 
