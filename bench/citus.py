@@ -172,7 +172,7 @@ def _round(
                 _post(client, f"{base}/v1/entities/resolve", {"scope": scope, "q": name[:10]})
             )
             search.append(
-                _post(client, f"{base}/v1/search", {"scope": scope, "q": "Firma Lieferung"})
+                _post(client, f"{base}/v1/search", {"scope": scope, "query": "Firma Lieferung"})
             )
     return {
         "writes/s": writes_per_s,
