@@ -30,6 +30,7 @@ __all__ = [
     "placement_lines",
     "placements",
     "prepare_database",
+    "run_joined",
     "run_script",
     "statements",
     "with_database",
@@ -38,8 +39,12 @@ __all__ = [
 # One statement, so a plain PostgreSQL server pays one round trip per new pooled connection
 # and no more. Citus refuses CREATE TRIGGER on a distributed table unless this is on; it is
 # safe here because each trigger reads only its own schema, which lives on one node.
+# citus.propagate_set_commands: a write's `SET LOCAL lock_timeout` must reach the worker that
+# holds the scope, where the gate row's lock is waited for; without it a writer behind a held
+# gate row waits for as long as the holder holds it instead of answering busy.
 _SESSION = (
-    "SELECT set_config('citus.enable_unsafe_triggers', 'on', false) "
+    "SELECT set_config('citus.enable_unsafe_triggers', 'on', false), "
+    "set_config('citus.propagate_set_commands', 'local', false) "
     "FROM pg_extension WHERE extname = 'citus'"
 )
 
@@ -115,6 +120,29 @@ def _kept(statement: str) -> Iterator[str]:
     code = "\n".join(line for line in statement.splitlines() if not line.strip().startswith("--"))
     if code.strip():
         yield statement.strip()
+
+
+def run_joined(conn: _Executes, statements: list[str]) -> None:
+    """Run `statements` in one round trip, joined; on Citus one by one: a SET LOCAL that Citus
+    propagates to the worker fails there when it arrives inside a multi-statement string."""
+    if _on_citus(conn):
+        for statement in statements:
+            conn.execute(statement)
+    else:
+        conn.execute("; ".join(statements))
+
+
+_KNOWN: dict[tuple[str, str, str], bool] = {}
+
+
+def _on_citus(conn: _Executes) -> bool:
+    """`has_citus`, asked once per process and database (a write asks on every begin)."""
+    raw: Any = getattr(conn, "raw", conn)
+    key = (raw.info.host, str(raw.info.port), raw.info.dbname)
+    known = _KNOWN.get(key)
+    if known is None:
+        known = _KNOWN[key] = has_citus(conn)
+    return known
 
 
 def configure_session(conn: _Executes) -> None:

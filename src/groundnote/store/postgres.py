@@ -518,10 +518,14 @@ class PostgresDatabase(Database):
                 left_ms = max(1, int((deadline - time.monotonic()) * 1000))
                 # one round trip: the path (session-wide, it outlives the transaction), the
                 # transaction, the bound on the lock wait, the lock
-                conn.execute(
-                    f"{self._set_path}; BEGIN ISOLATION LEVEL READ COMMITTED; "
-                    f"SET LOCAL lock_timeout = {left_ms}; "
-                    f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE"
+                citus.run_joined(
+                    conn,
+                    [
+                        self._set_path,
+                        "BEGIN ISOLATION LEVEL READ COMMITTED",
+                        f"SET LOCAL lock_timeout = {left_ms}",
+                        f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE",
+                    ],
                 )
                 self._on_path(conn)
                 self._writer = conn
