@@ -7,7 +7,8 @@ fixtures of tests/surfaces/conftest.py for the real transports.
 The backend switch: with `GROUNDNOTE_TEST_DATABASE_URL=postgresql://…` (a server where the
 user may create databases) every test gets a fresh database `gn_t_<random>`, dropped after
 it, and every home a test opens lives there: in this process (`open_runtime` fills
-`database.url` in when the home names none), in the processes a test starts
+`database.url` in when the home names none, and writes it into the home's groundnote.json
+for the processes the test starts with `environ={}`), in the processes a test starts
 (`GROUNDNOTE_DATABASE_URL`), and in `groundnote.json` of the `home_path` fixture. The
 fresh database is a copy of a template made once a run (see `_Databases`). Tests about
 SQLite files themselves carry `@pytest.mark.sqlite_only("why")`; on PostgreSQL they are
@@ -212,6 +213,15 @@ def module_database_url(_databases: _Databases | None) -> Iterator[str | None]:
     _databases.drop(url)
 
 
+def _name_in_config(home: Path, url: str) -> None:
+    """Add `database.url` to the home's groundnote.json, keeping what else it says."""
+    path = home / "groundnote.json"
+    data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    data.setdefault("database", {})["url"] = url
+    home.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
 def home_on_database(path: Path, url: str | None) -> Path:
     """Make `path` a home whose groundnote.json names `url` (nothing on SQLite), so that the
     processes a test starts on it find the same database."""
@@ -240,6 +250,7 @@ def database_url(
         config = load_config(home, environ, database_url=database_url)
         if config.database.url is None:
             config.database = config.database.model_copy(update={"url": url})
+            _name_in_config(home, url)  # for the processes a test starts with environ={}
         return config
 
     monkeypatch.setattr(runtime_module, "load_config", load_with_database)
