@@ -206,7 +206,13 @@ def _databases() -> Iterator[_Databases | None]:
     if TEST_DATABASE_URL is None:
         yield None
         return
-    databases = _Databases(TEST_DATABASE_URL)
+    from tests.citus.databases import CitusDatabases, is_citus
+
+    databases: Any = (
+        CitusDatabases(TEST_DATABASE_URL)
+        if is_citus(TEST_DATABASE_URL)
+        else _Databases(TEST_DATABASE_URL)
+    )
     yield databases
     databases.close()
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from groundnote.store import citus
 from groundnote.store.database import Database
 from groundnote.store.home import Home, Subsystem
 from groundnote.store.migrations import MissingTwin, applied
+from groundnote.store.schemas import schema_for
 
-__all__ = ["check_file", "check_home"]
+__all__ = ["check_file", "check_home", "placement_lines"]
 
 
 def check_file(db: Database, subsystems: Sequence[Subsystem]) -> list[str]:
@@ -45,3 +47,11 @@ def check_home(home: Home, instance_subsystems: Sequence[Subsystem]) -> dict[str
         finally:
             db.close()
     return report
+
+
+def placement_lines(home: Home) -> list[str]:
+    """On a Citus coordinator, the node each scope's schema lives on; else nothing."""
+    if home.database_url is None:
+        return []
+    schemas = {home.scope_label(scope): schema_for(scope) for scope in home.scope_names()}
+    return citus.placement_lines(home.database_url, schemas)

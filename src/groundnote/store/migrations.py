@@ -20,6 +20,7 @@ import sqlite3
 from dataclasses import dataclass
 from importlib import resources
 
+from groundnote.store import citus
 from groundnote.store.database import Database
 from groundnote.store.sql import Backend, Connection, table_exists
 
@@ -189,7 +190,7 @@ def _run(conn: Connection, script: str, backend: Backend) -> None:
     """SQLite takes one statement per call; PostgreSQL runs a whole script (PL/pgSQL `$$`
     bodies and all) in one call without parameters."""
     if backend == "postgresql":
-        conn.execute(script)
+        citus.run_script(conn, script)
         return
     for statement in split_sql(script):
         conn.execute(statement)

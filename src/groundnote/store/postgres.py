@@ -54,6 +54,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from groundnote.config import ConfigError
 from groundnote.domain.cancel import check_before_commit
+from groundnote.store import citus
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
 from groundnote.store.gate import GateTimeout
 from groundnote.store.sql import (
@@ -291,6 +292,7 @@ _POOLS_LOCK = threading.Lock()
 def _configure(conn: psycopg.Connection[Any]) -> None:
     # numeric (avg(), sums of numerics) as float, as SQLite answers it
     conn.adapters.register_loader("numeric", FloatLoader)
+    citus.configure_session(conn)
 
 
 def _suitable(url: str) -> None:
@@ -465,6 +467,7 @@ class PostgresDatabase(Database):
                 conn.raw.execute("SELECT pg_advisory_xact_lock(hashtext('groundnote schemas'))")
                 # entity recall's trigram index (graph/0002); in public, which every unit sees
                 conn.raw.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                citus.distribute_on_create(conn.raw, self.schema)
                 conn.raw.execute(f"CREATE SCHEMA IF NOT EXISTS {self._quoted}")
                 conn.raw.execute(
                     f"CREATE TABLE IF NOT EXISTS {self._quoted}.{GATE_TABLE} "
@@ -515,10 +518,14 @@ class PostgresDatabase(Database):
                 left_ms = max(1, int((deadline - time.monotonic()) * 1000))
                 # one round trip: the path (session-wide, it outlives the transaction), the
                 # transaction, the bound on the lock wait, the lock
-                conn.execute(
-                    f"{self._set_path}; BEGIN ISOLATION LEVEL READ COMMITTED; "
-                    f"SET LOCAL lock_timeout = {left_ms}; "
-                    f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE"
+                citus.run_joined(
+                    conn,
+                    [
+                        self._set_path,
+                        "BEGIN ISOLATION LEVEL READ COMMITTED",
+                        f"SET LOCAL lock_timeout = {left_ms}",
+                        f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE",
+                    ],
                 )
                 self._on_path(conn)
                 self._writer = conn

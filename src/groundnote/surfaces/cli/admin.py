@@ -27,6 +27,7 @@ from groundnote.domain.errors import GroundnoteError, ValidationFailed
 from groundnote.embedding import embedder_for
 from groundnote.runtime import INSTANCE_SUBSYSTEMS, Runtime, build_registry
 from groundnote.store import check_home
+from groundnote.store.check import placement_lines
 from groundnote.surfaces.cli.output import print_result
 from groundnote.surfaces.cli.served import read_served
 from groundnote.surfaces.cli.session import CliSession
@@ -351,5 +352,7 @@ def check_command(session: CliSession) -> None:
                 click.echo(f"  {problem}")
         else:
             click.echo(f"{name}: ok")
+    for line in placement_lines(runtime.home):
+        click.echo(line)
     if failed:
         raise SystemExit(1)
