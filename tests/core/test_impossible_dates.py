@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from groundnote.runtime import Runtime
@@ -11,6 +12,10 @@ from groundnote.surfaces.cli.main import cli
 from tests.conftest import Call
 
 
+@pytest.mark.sqlite_only(
+    "plants what an older SQLite version let through by recreating its triggers from "
+    "sqlite_master; no PostgreSQL home was ever written by that version"
+)
 def test_check_reports_an_impossible_day_stored_before(
     runtime: Runtime, scope: str, home_path: Path, call: Call
 ) -> None:

@@ -16,7 +16,9 @@ def test_check_reports_ok_then_a_changed_migration(
     runner = CliRunner()
     ok = runner.invoke(cli, ["--home", str(home_path), "check"])
     assert ok.exit_code == 0, ok.output
-    assert "scopes/sales.db: ok" in ok.output and "instance.db: ok" in ok.output
+    home = runtime.home
+    assert f"{home.scope_label(scope)}: ok" in ok.output
+    assert f"{home.instance_label()}: ok" in ok.output
 
     with runtime.home.scope_db(scope).write() as conn:
         conn.execute("UPDATE migrations SET sha256 = 'x' WHERE subsystem = 'core'")

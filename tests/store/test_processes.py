@@ -112,6 +112,7 @@ def test_four_processes_writing_one_scope_lose_nothing(tmp_path: Path) -> None:
     with runtime.home.scope_db("shared").read() as conn:
         stored = dict(conn.execute("SELECT id, name FROM entity_current").fetchall())
     assert stored == acknowledged
+    label = runtime.home.scope_label("shared")
     runtime.close()
     done = subprocess.run(
         [sys.executable, "-m", "groundnote", "--home", str(home), "check"],
@@ -120,4 +121,4 @@ def test_four_processes_writing_one_scope_lose_nothing(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "scopes/shared.db: ok" in done.stdout
+    assert f"{label}: ok" in done.stdout

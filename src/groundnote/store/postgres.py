@@ -540,6 +540,9 @@ class PostgresDatabase(Database):
                 except BaseException:
                     self._writer, self._pinned_version = None, None
                     conn.raw.execute("ROLLBACK")
+                    # The SET of search_path went in the same query as BEGIN, so it belongs to
+                    # the transaction and is rolled back with it: the next checkout sets it.
+                    self._pool().paths.pop(conn.raw, None)
                     raise
                 self._writer, self._pinned_version = None, None
                 conn.execute("COMMIT")
