@@ -90,6 +90,9 @@ def _write(conn: Connection, model: str, kind: str, seqs: Sequence[int], rows: M
             for i, (seq, row) in enumerate(zip(seqs, rows, strict=True))
         ],
     )
+    # Other processes and servers learn of new vectors only from the change record: on
+    # PostgreSQL nothing else moves when a vector is written.
+    change_record.record(conn, CHANGE_KIND, kind)
 
 
 def _embed_into(
