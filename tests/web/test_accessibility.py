@@ -13,11 +13,12 @@ from groundnote.auth import issue_login_link
 from groundnote.runtime import Runtime
 from tests.conftest import Call
 from tests.structure.helpers import AgentWrites
+from tests.web.mails import SUPPLIER_MAIL, store_supplier_mail
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 AXE = Path(__file__).parent / "node" / "node_modules" / "axe-core" / "axe.min.js"
-MAIL = "mail:<lieferung-2025@kunde.example>"
+MAIL = SUPPLIER_MAIL
 
 
 def test_the_pages_have_no_serious_or_critical_violations(
@@ -29,26 +30,7 @@ def test_the_pages_have_no_serious_or_critical_violations(
     browser: Browser,
 ) -> None:
     assert AXE.exists(), f"run `npm ci` in {AXE.parents[2]} (.ci/run does) to install axe-core"
-    call(
-        "core.store_source",
-        scope="sales",
-        source={
-            "kind": "mail",
-            "id": MAIL,
-            "subject": "Lieferbedingungen ab März",
-            "sender": "ines@kunde.example",
-            "to": ["vertrieb@firma.example"],
-            "sent_at": "2025-02-20T08:15:00Z",
-            "body": "Ab dem 1. März liefern wir nur noch frei Haus.",
-            "attachments": [
-                {
-                    "filename": "konditionen.pdf",
-                    "media_type": "application/pdf",
-                    "text": "Frei Haus.",
-                }
-            ],
-        },
-    )
+    store_supplier_mail(call, attachment_text="Frei Haus.")
     north = agent_writes.create("Vertrieb Nord", evidence=MAIL)
     rule = call(
         "core.propose_rule",

@@ -12,10 +12,11 @@ from groundnote.auth import issue_login_link
 from groundnote.runtime import Runtime
 from tests.conftest import Call
 from tests.structure.helpers import AgentWrites
+from tests.web.mails import SUPPLIER_MAIL, store_supplier_mail
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-MAIL = "mail:<lieferung-2025@kunde.example>"
+MAIL = SUPPLIER_MAIL
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(2)>'
 JS_URL = "javascript:alert(3)"
@@ -57,26 +58,7 @@ def test_from_a_pending_rules_card_to_its_rule_its_mail_and_back(
     live_server: str,
     browser: Browser,
 ) -> None:
-    call(
-        "core.store_source",
-        scope="sales",
-        source={
-            "kind": "mail",
-            "id": MAIL,
-            "subject": "Lieferbedingungen ab März",
-            "sender": "ines@kunde.example",
-            "to": ["vertrieb@firma.example"],
-            "sent_at": "2025-02-20T08:15:00Z",
-            "body": "Ab dem 1. März liefern wir nur noch frei Haus.",
-            "attachments": [
-                {
-                    "filename": "konditionen.pdf",
-                    "media_type": "application/pdf",
-                    "text": "Frei Haus ab 500 Euro Warenwert.",
-                }
-            ],
-        },
-    )
+    store_supplier_mail(call, attachment_text="Frei Haus ab 500 Euro Warenwert.")
     north = agent_writes.create("Vertrieb Nord")
     rule = call(
         "core.propose_rule",
@@ -218,19 +200,7 @@ def test_from_the_overview_to_an_entity_its_history_a_rule_its_mail_and_back(
     live_server: str,
     browser: Browser,
 ) -> None:
-    call(
-        "core.store_source",
-        scope="sales",
-        source={
-            "kind": "mail",
-            "id": MAIL,
-            "subject": "Lieferbedingungen ab März",
-            "sender": "ines@kunde.example",
-            "to": ["vertrieb@firma.example"],
-            "sent_at": "2025-02-20T08:15:00Z",
-            "body": "Ab dem 1. März liefern wir nur noch frei Haus.",
-        },
-    )
+    store_supplier_mail(call, attachment_text=None)
     top = agent_writes.create("Vertrieb")
     north = agent_writes.create("Vertrieb Nord", top, aliases=["VN"])
     agent_writes.rename(north, "Vertrieb Nordost")
