@@ -119,6 +119,7 @@ def generate(runtime: Runtime, scope: str, n: int, rng: random.Random) -> float:
     db = runtime.home.scope_db(scope)
     now = runtime.home.clock.instant()
     started = time.perf_counter()
+    decisions = 0
     batch = 5000
     for first in range(1, n + 1, batch):
         with db.write() as conn:
@@ -185,10 +186,12 @@ def generate(runtime: Runtime, scope: str, n: int, rng: random.Random) -> float:
                     },
                 )
                 if rng.random() < 0.75:
+                    # seq given, as the decision writers do (PostgreSQL has no rowid)
+                    decisions += 1
                     conn.execute(
-                        "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
-                        "VALUES (?, 'adopt', NULL, 'person:bench', ?, 'approval')",
-                        (f"{scope}-{seq:04d}", now),
+                        "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, decided_at, channel) "
+                        "VALUES (?, ?, 'adopt', NULL, 'person:bench', ?, 'approval')",
+                        (decisions, f"{scope}-{seq:04d}", now),
                     )
     return time.perf_counter() - started
 
@@ -265,7 +268,13 @@ def main() -> None:
         export_path = Path(tmp) / "bench.jsonl"
         started = time.perf_counter()
         with runtime.home.scope_db("bench").read() as conn, export_path.open("w") as out:
-            rows = sum(out.write(line + "\n") > 0 for line in export_lines(conn, SCOPE_TRANSFER, "bench")) - 1
+            rows = (
+                sum(
+                    out.write(line + "\n") > 0
+                    for line in export_lines(conn, SCOPE_TRANSFER, "bench")
+                )
+                - 1
+            )
         export_s = time.perf_counter() - started
         with export_path.open() as lines:
             first = _digest((line.rstrip("\n") for line in lines), "bench", "copy")
