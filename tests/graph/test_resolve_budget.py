@@ -155,3 +155,15 @@ def test_the_budget_is_configured_and_checked(budget: None, tmp_path: object) ->
         rt.close()
     with pytest.raises(ConfigError, match="index_budget_entities"):
         open_runtime(home, environ={"GROUNDNOTE_RESOLVE__INDEX_BUDGET_ENTITIES": "10"})
+
+
+def test_a_failed_read_still_empties_the_scopes_it_pushed_out(
+    budget: None, scopes: dict[str, Database]
+) -> None:
+    set_budget(PER_SCOPE + 5)
+    north, south = index_for(scopes["north"]), index_for(scopes["south"])
+    north.warm()
+    with pytest.raises(TypeError):
+        south.texts_of(42)  # type: ignore[arg-type]
+    assert (north.built, south.built) == (False, True)
+    assert held_entities() == PER_SCOPE

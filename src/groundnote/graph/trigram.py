@@ -12,6 +12,10 @@ index lock on the file's snapshot connection, so the index only ever holds commi
 rolled back write never reaches it, and a write transaction (which holds the file's write
 lock) checks duplicates against the latest committed state.
 
+A process holds the indexes of the scopes in use within a budget of entities
+(`resolve.index_budget_entities`, `set_budget`): past it the least recently used scopes'
+indexes are emptied, and their next use rebuilds them as on first use (issue 16).
+
 Counting shared trigrams is the hot loop: generated and real names repeat a small vocabulary
 ("projekt", "vertrieb", "gmbh"), so a query's posting lists add up to 100,000 and more seqs.
 They are concatenated as int32 (a memcpy per list) and counted with numpy's bincount; the
@@ -91,12 +95,15 @@ class TrigramIndex:
         """The index lock around one read of the index, caught up first. The read counts as a
         use for the process's budget (`set_budget`); the scopes it pushes out are emptied after
         this lock is released, so that no thread ever holds two indexes' locks."""
-        with self._lock:
-            self._ensure_built()
-            victims = _HELD.used(self, len(self._texts))
-            yield
-        for victim in victims:
-            victim._evict()
+        victims: list[TrigramIndex] = []
+        try:
+            with self._lock:
+                self._ensure_built()
+                victims = _HELD.used(self, len(self._texts))
+                yield
+        finally:  # after a failed read too: the victims have left the LRU already
+            for victim in victims:
+                victim._evict()
 
     def warm(self) -> None:
         """Read everything committed now, so that the first resolve does not wait for it."""
