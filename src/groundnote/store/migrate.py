@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from groundnote.config import ConfigError
 from groundnote.domain.errors import ValidationFailed
@@ -252,8 +252,10 @@ def _pipelined(conn: Connection) -> AbstractContextManager[Any]:
     """psycopg's pipeline mode on the target: a row's INSERT goes out without waiting for the
     answer to the one before (a round trip per row was most of a migrate's time), errors still
     surface, at the latest when the transaction ends."""
-    raw: Any = conn.raw
-    return cast(AbstractContextManager[Any], raw.pipeline())
+    from groundnote.store.postgres import PgConnection
+
+    assert isinstance(conn, PgConnection), "migrate writes into PostgreSQL"
+    return conn.raw.pipeline()
 
 
 def _copy_scope(source: Home, name: str, target: Database, spec: MigrateSpec, bar: _Bar) -> None:
