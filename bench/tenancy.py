@@ -73,7 +73,10 @@ def main() -> None:
         print_table(
             f"a checkout moving to another schema, median of {args.n} each",
             ["way", "switch ms", "switch + one read ms"],
-            [[way, f"{_median_ms(times[way]):.3f}", f"{_median_ms(reads[way]):.3f}"] for way in ways],
+            [
+                [way, f"{_median_ms(times[way]):.3f}", f"{_median_ms(reads[way]):.3f}"]
+                for way in ways
+            ],
         )
     finally:
         close_pools(target)

@@ -21,6 +21,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from groundnote import runtime as runtime_module
 from groundnote.auth import (
@@ -43,7 +45,7 @@ from tests.context.project import write_project
 from tests.transfer.history import Scope, play, reads
 from tests.transfer.test_impulses_roundtrip import _history as impulses_history
 from tests.transfer.test_impulses_roundtrip import _reads as impulses_reads
-from tests.transfer.test_scope_roundtrip import HISTORY
+from tests.transfer.test_scope_roundtrip import HISTORY, START
 
 pytestmark = pytest.mark.postgresql_only(
     "migrate writes into a PostgreSQL server: set GROUNDNOTE_TEST_DATABASE_URL"
@@ -63,21 +65,29 @@ def sqlite_only_homes(monkeypatch: pytest.MonkeyPatch) -> None:
 def _admin(sql: str) -> None:
     assert conftest.TEST_DATABASE_URL is not None
     with psycopg.connect(conftest.TEST_DATABASE_URL, autocommit=True) as admin:
-        admin.execute(sql)  # type: ignore[arg-type]
+        admin.execute(sql)
 
 
-@pytest.fixture
-def empty_database() -> Iterator[str]:
-    """A database on the test server with nothing of Groundnote in it (C collation)."""
+def _empty_database() -> str:
+    """A new database on the test server with nothing of Groundnote in it (C collation)."""
     assert conftest.TEST_DATABASE_URL is not None
     name = f"gn_m_{uuid.uuid4().hex[:12]}"
     _admin(
         f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING UTF8 LC_COLLATE 'C' LC_CTYPE 'C'"
     )
-    url = conftest._with_database(conftest.TEST_DATABASE_URL, name)
-    yield url
+    return conftest._with_database(conftest.TEST_DATABASE_URL, name)
+
+
+def _drop_database(url: str) -> None:
     close_pools(url)
-    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _admin(f'DROP DATABASE IF EXISTS "{conftest._database_name(url)}" WITH (FORCE)')
+
+
+@pytest.fixture
+def empty_database() -> Iterator[str]:
+    url = _empty_database()
+    yield url
+    _drop_database(url)
 
 
 class Original:
@@ -181,11 +191,11 @@ def test_a_migrated_home_reads_the_same_on_postgresql(
         assert before == after > 0, f"{unit} {table}: {before} → {after}"
     assert "groundnote" in target_holdings(empty_database)
 
-    before = original.everything(original.runtime)
+    answers = original.everything(original.runtime)
     target = open_runtime(tmp_path / "target", clock=original.clock, database_url=empty_database)
     try:
         assert target.home.backend == "postgresql"
-        _same(original.everything(target), before)
+        _same(original.everything(target), answers)
     finally:
         target.close()
 
@@ -263,3 +273,37 @@ def test_a_killed_migrate_is_refused_until_it_is_run_again(
     finally:
         target.close()
         reopened.close()
+
+
+KINDS = ("create", "move", "rename", "archive", "link", "review", "source", "rule", "decide")
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 40), st.integers(0, 40))))
+def test_any_history_reads_the_same_after_migrate(
+    sqlite_only_homes: None, tmp_path_factory: pytest.TempPathFactory, steps: list[Any]
+) -> None:
+    folder = tmp_path_factory.mktemp("any")
+    clock = FixedClock(START)
+    source = open_runtime(folder / "home", clock=clock, environ={})
+    url = _empty_database()
+    try:
+        source.home.create_scope("any")
+        _, token = make_principal(source, "agent-any", {"any": Right.PROPOSE}, ["mcp", "api"])
+        agent = source.authenticate(token)
+        assert agent is not None
+        play(Scope(source, "any", agent), steps, clock)
+        assert migrate_home(source.home, url, MIGRATE_SPEC).problems == []
+        target = open_runtime(folder / "target", clock=clock, database_url=url)
+        try:
+            moved = target.authenticate(token)
+            assert moved is not None
+            assert reads(Scope(target, "any", moved)) == reads(Scope(source, "any", agent))
+        finally:
+            target.close()
+    finally:
+        source.close()
+        _drop_database(url)

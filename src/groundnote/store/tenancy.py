@@ -49,7 +49,8 @@ def adopt(conn: Any, schema: str) -> str | None:
     conn.execute("SAVEPOINT tenancy")
     try:
         conn.execute(_CREATE_ROLE.replace("ROLE_NAME", role))
-        if not conn.execute("SELECT pg_has_role(current_user, %s, 'MEMBER')", (role,)).fetchone()[0]:
+        member = conn.execute("SELECT pg_has_role(current_user, %s, 'MEMBER')", (role,))
+        if not member.fetchone()[0]:
             conn.execute(f"GRANT {role} TO CURRENT_USER")
     except Exception as exc:  # psycopg's InsufficientPrivilege, without importing it here
         conn.execute("ROLLBACK TO SAVEPOINT tenancy")
