@@ -202,7 +202,7 @@ def _parents_first(conn: Connection, tables: Iterable[str]) -> list[str]:
 
 
 def _copy_table(src: Connection, dst: Connection, table: str, tick: Callable[[int], None]) -> int:
-    """Every row of `table`, column for column, in batches."""
+    """Every row of `table`, column for column, in batches, in place of the target's."""
     names = columns(src, table)
     if set(names) != set(columns(dst, table)):
         raise ValidationFailed(
@@ -211,6 +211,9 @@ def _copy_table(src: Connection, dst: Connection, table: str, tick: Callable[[in
             remedy="Run migrate with the same Groundnote version that last opened the home.",
         )
     listed = ", ".join(f'"{n}"' for n in names)
+    # The target is new, so what it holds a migration seeded (impulse_sweep's one row): the
+    # source's rows replace it.
+    dst.execute(f"DELETE FROM {table}")
     insert = f"INSERT INTO {table} ({listed}) VALUES ({', '.join('?' for _ in names)})"
     cursor = src.execute(f'SELECT {listed} FROM "{table}" ORDER BY {_order(src, table)}')
     copied = 0
