@@ -234,6 +234,7 @@ def _run_state(url: str) -> tuple[Any, ...] | None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # three migrate processes; minutes on a loaded machine
 def test_a_killed_migrate_is_refused_until_it_is_run_again(
     original: Original, empty_database: str, tmp_path: Path
 ) -> None:
@@ -280,6 +281,7 @@ KINDS = ("create", "move", "rename", "archive", "link", "review", "source", "rul
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)
 @settings(
     max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
