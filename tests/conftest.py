@@ -12,7 +12,10 @@ for the processes the test starts with `environ={}`), in the processes a test st
 (`GROUNDNOTE_DATABASE_URL`), and in `groundnote.json` of the `home_path` fixture. The
 fresh database is a copy of a template made once a run (see `_Databases`). Tests about
 SQLite files themselves carry `@pytest.mark.sqlite_only("why")`; on PostgreSQL they are
-deselected and listed with their reason at the end of the run, never skipped silently.
+deselected and listed with their reason at the end of the run, never skipped silently. Tests
+that need a PostgreSQL server whatever the backend (`groundnote migrate` moves a SQLite home
+into one) carry `@pytest.mark.postgresql_only("why")`: without the variable they are
+deselected and listed the same way.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def _semantic_off_unless_asked(
 runtime_module.load_config = _semantic_off_unless_asked  # type: ignore[assignment]
 TEST_DATABASE_URL = os.environ.get("GROUNDNOTE_TEST_DATABASE_URL") or None
 _SQLITE_ONLY: list[tuple[str, str]] = []
+_POSTGRESQL_ONLY: list[tuple[str, str]] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,6 +70,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "sqlite_only(reason): about SQLite files themselves; on PostgreSQL deselected and "
         "listed with the reason",
+    )
+    config.addinivalue_line(
+        "markers",
+        "postgresql_only(reason): needs a PostgreSQL server; without "
+        "GROUNDNOTE_TEST_DATABASE_URL deselected and listed with the reason",
     )
     config.addinivalue_line(
         "markers",
@@ -77,18 +86,22 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     kept, dropped = [], []
     for item in items:
-        marker = item.get_closest_marker("sqlite_only")
-        if marker is None:
-            kept.append(item)
-            continue
-        reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
-        if not reason:
-            raise pytest.UsageError(f"{item.nodeid}: sqlite_only needs a reason")
-        if TEST_DATABASE_URL is None:
-            kept.append(item)
+        for marker_name, drop_when_on_postgresql, listed in (
+            ("sqlite_only", True, _SQLITE_ONLY),
+            ("postgresql_only", False, _POSTGRESQL_ONLY),
+        ):
+            marker = item.get_closest_marker(marker_name)
+            if marker is None:
+                continue
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
+            if not reason:
+                raise pytest.UsageError(f"{item.nodeid}: {marker_name} needs a reason")
+            if (TEST_DATABASE_URL is not None) == drop_when_on_postgresql:
+                dropped.append(item)
+                listed.append((item.nodeid, str(reason)))
+                break
         else:
-            dropped.append(item)
-            _SQLITE_ONLY.append((item.nodeid, str(reason)))
+            kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
@@ -96,6 +109,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if TEST_DATABASE_URL is None:
+        if _POSTGRESQL_ONLY:
+            terminalreporter.section("backend: SQLite")
+            terminalreporter.write_line(
+                f"{len(_POSTGRESQL_ONLY)} postgresql_only tests deselected "
+                "(set GROUNDNOTE_TEST_DATABASE_URL to run them):"
+            )
+            for nodeid, reason in _POSTGRESQL_ONLY:
+                terminalreporter.write_line(f"  {nodeid}: {reason}")
         return
     terminalreporter.section("backend: PostgreSQL")
     terminalreporter.write_line(f"every test on a fresh database at {_redacted(TEST_DATABASE_URL)}")

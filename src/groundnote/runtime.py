@@ -21,10 +21,12 @@ from groundnote.config import Config, load_config
 from groundnote.domain.clock import Clock, SystemClock
 from groundnote.domain.progress import Progress
 from groundnote.store import Home, Subsystem, changes, load_migrations
+from groundnote.store.migrate import MigrateSpec
 from groundnote.store.transfer import Transfer
 
 __all__ = [
     "INSTANCE_SUBSYSTEMS",
+    "MIGRATE_SPEC",
     "SCOPE_SUBSYSTEMS",
     "SCOPE_TRANSFER",
     "Runtime",
@@ -57,6 +59,19 @@ SCOPE_TRANSFER = Transfer(
     tables=(*core.transfer.TRUTH, *graph.transfer.TABLES, *core.transfer.LOG, CALL_KEYS),
     finish=(core.transfer.finish, graph.transfer.finish),
     reads=(("groundnote-core", 1),),
+)
+
+
+# What `groundnote migrate` moves into PostgreSQL (store/migrate.py): every scope through its
+# transfer, plus the scope tables a transfer leaves out but a move keeps, because rebuilding
+# them costs (the embeddings) or needs the bound checkout (the knowledge index); the
+# instance's impulses per organisation through theirs, its other tables row for row.
+MIGRATE_SPEC = MigrateSpec(
+    instance_subsystems=INSTANCE_SUBSYSTEMS,
+    scope_subsystems=SCOPE_SUBSYSTEMS,
+    scope_transfer=SCOPE_TRANSFER,
+    scope_kept=("text_vector", *knowledge.INDEX_TABLES),
+    instance_transfers=(impulses.IMPULSES_TRANSFER,),
 )
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from groundnote.domain.clock import Clock
 from groundnote.domain.errors import ValidationFailed, scope_refusal
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database
+from groundnote.store.migrate import refuse_unfinished
 from groundnote.store.migrations import Migration, migrate
 from groundnote.store.schemas import INSTANCE_SCHEMA, schema_for
 from groundnote.store.sql import Backend, Connection, IntegrityError
@@ -90,6 +91,7 @@ class Home:
         self.instance = self._unit(None)
         for subsystem in instance_subsystems:
             migrate(self.instance, subsystem.name, list(subsystem.migrations), clock.instant())
+        refuse_unfinished(self.instance)  # a migrate into it that never finished
         self._scopes: dict[str, Database] = {}
         # Found scopes only: a scope row is never changed or deleted, but another process may
         # create one, so a miss must ask instance.db again.

@@ -54,7 +54,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from groundnote.config import ConfigError
 from groundnote.domain.cancel import check_before_commit
-from groundnote.store import citus
+from groundnote.store import citus, tenancy
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
 from groundnote.store.gate import GateTimeout
 from groundnote.store.sql import (
@@ -514,7 +514,7 @@ class PostgresDatabase(Database):
         self.busy_timeout = busy_timeout
         self._pool_size = pool_size
         self._quoted = _quoted(schema)
-        self._set_path = f"SET search_path TO {self._quoted}, public"
+        self._set_path = f"SET search_path TO {self._quoted}, public"  # and the role: below
         self._version_sql = f"SELECT coalesce(max(seq), 0) FROM {self._quoted}.change_record"
         self.gate = gate_for(f"{url}#{schema}", self.label)
         self._entry: _Pool | None = None
@@ -554,12 +554,20 @@ class PostgresDatabase(Database):
 
     def _ensure_schema(self) -> None:
         """Create the schema and its gate row once, under an advisory lock: two processes
-        opening a new scope at once must not both create it."""
-        with self._checkout() as conn:
+        opening a new scope at once must not both create it. The schema is owned by its role
+        (store/tenancy.py), which every checkout serving it then runs as."""
+        with self._checkout(on_path=False) as conn:
+            # as the login role: a pooled connection may still run as another schema's role
+            conn.raw.execute("RESET ROLE")
+            self._pool().paths.pop(conn.raw, None)
             found = conn.raw.execute(
-                "SELECT to_regclass(%s)", (f"{self._quoted}.{GATE_TABLE}",)
+                "SELECT to_regclass(%s) IS NOT NULL, "
+                "(SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = %s)",
+                (f"{self._quoted}.{GATE_TABLE}", self.schema),
             ).fetchone()
-            if found is not None and found[0] is not None:
+            role = tenancy.role_for(self.schema)
+            if found is not None and found[0] and (found[1] == role or citus.has_citus(conn.raw)):
+                self._use_role(role if found[1] == role else None)
                 return
             conn.raw.execute("BEGIN")
             try:
@@ -577,10 +585,17 @@ class PostgresDatabase(Database):
                     f"INSERT INTO {self._quoted}.{GATE_TABLE} (id) VALUES (1) "
                     "ON CONFLICT DO NOTHING"
                 )
+                owner = tenancy.adopt(conn.raw, self.schema)
             except BaseException:
                 conn.raw.execute("ROLLBACK")
                 raise
             conn.raw.execute("COMMIT")
+        self._use_role(owner)
+
+    def _use_role(self, role: str | None) -> None:
+        """Checkouts serving this schema run as `role` (None: as the login role)."""
+        if role is not None:
+            self._set_path = f"SET ROLE {role}; {self._set_path}"
 
     # -- the three ways in --------------------------------------------------------------------
 
@@ -687,7 +702,8 @@ class PostgresDatabase(Database):
         holding = self._writer is not None and self.gate.held_by_current_thread
         if holding and self._pinned_version is not None:
             return self._pinned_version
-        with self._checkout(on_path=False) as conn:
+        # on the schema's path and role: another schema's role may not read its record
+        with self._checkout() as conn:
             version = int(conn.execute(self._version_sql).fetchone()[0])
         if holding:
             self._pinned_version = version

@@ -374,8 +374,9 @@ def source_view(conn: Connection, scope: str, source_id: str) -> SourceView | No
     rules = [
         end_view(conn, f"rule/{r['rule_id']}")
         for r in conn.execute(
-            "SELECT DISTINCT e.rule_id FROM rule_evidence e JOIN rule r ON r.id = e.rule_id "
-            "WHERE e.source_id = ? ORDER BY r.seq",
+            # not DISTINCT … ORDER BY r.seq: PostgreSQL orders a DISTINCT only by what it selects
+            "SELECT r.id AS rule_id FROM rule r WHERE r.id IN "
+            "(SELECT e.rule_id FROM rule_evidence e WHERE e.source_id = ?) ORDER BY r.seq",
             (source_id,),
         )
     ]

@@ -20,6 +20,7 @@ from groundnote.surfaces.cli.admin import (
 from groundnote.surfaces.cli.backup import backup_command, restore_command
 from groundnote.surfaces.cli.capability_commands import add_capability_commands
 from groundnote.surfaces.cli.imports import import_group
+from groundnote.surfaces.cli.migrate import migrate_command
 from groundnote.surfaces.cli.peer_import import basic_memory_command, memory_jsonl_command
 from groundnote.surfaces.cli.rebuild import rebuild_group
 from groundnote.surfaces.cli.serve import mcp_command, serve_command
@@ -77,6 +78,7 @@ for command in (
     check_command,
     backup_command,
     restore_command,
+    migrate_command,
     docs_command,
 ):
     cli.add_command(command)
