@@ -44,6 +44,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 import psycopg
@@ -81,6 +82,11 @@ __all__ = [
 
 GATE_TABLE = "store_gate"
 DEFAULT_POOL_SIZE = 20
+
+# SQLite's functions (json_valid, json_patch, printf's padding, …) that checks, triggers and
+# statements of the migration twins call: one file, created in every schema the store makes.
+_FUNCTIONS_SQL = resources.files("groundnote.store").joinpath("postgres_functions.sql").read_text()
+_FUNCTIONS = sorted(set(re.findall(r"CREATE OR REPLACE FUNCTION (\w+)\(", _FUNCTIONS_SQL)))
 
 
 def is_postgres_url(url: str) -> bool:
@@ -453,13 +459,18 @@ class PostgresDatabase(Database):
         self._pool().paths[conn.raw] = self.schema
 
     def _ensure_schema(self) -> None:
-        """Create the schema and its gate row once, under an advisory lock: two processes
-        opening a new scope at once must not both create it."""
+        """Create the schema, its gate row and its functions (postgres_functions.sql) once,
+        under an advisory lock: two processes opening a new scope at once must not both create
+        it. A schema missing one of the functions (made by an older Groundnote, or the file
+        gained one) gets them all (again: CREATE OR REPLACE)."""
         with self._checkout() as conn:
             found = conn.raw.execute(
-                "SELECT to_regclass(%s)", (f"{self._quoted}.{GATE_TABLE}",)
+                "SELECT to_regclass(%s) IS NOT NULL AND (SELECT count(DISTINCT proname) "
+                "FROM pg_proc WHERE pronamespace = to_regnamespace(%s)::oid "
+                "AND proname = ANY(%s)) = %s",
+                (f"{self._quoted}.{GATE_TABLE}", self.schema, _FUNCTIONS, len(_FUNCTIONS)),
             ).fetchone()
-            if found is not None and found[0] is not None:
+            if found is not None and found[0]:
                 return
             conn.raw.execute("BEGIN")
             try:
@@ -477,6 +488,9 @@ class PostgresDatabase(Database):
                     f"INSERT INTO {self._quoted}.{GATE_TABLE} (id) VALUES (1) "
                     "ON CONFLICT DO NOTHING"
                 )
+                # the SQLite functions the migration twins use, before any of them runs
+                conn.raw.execute(f"SET LOCAL search_path TO {self._quoted}, public")
+                citus.run_script(conn.raw, _FUNCTIONS_SQL)
             except BaseException:
                 conn.raw.execute("ROLLBACK")
                 raise
