@@ -16,7 +16,7 @@ Parameters are bound server-side and a statement run often on a connection is pr
 27 → 74 creates/s on a loaded machine). A text parameter goes as `unknown`, so PostgreSQL
 types it from its place as it types a literal. A None has no type the server could infer in
 `? IS NULL`, so a statement with a None among its parameters is bound client-side (NULL
-inline) instead. Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
+inline) instead, and so is one that asks `? IS NULL` at all (a value has no type there either). Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
 
 The write gate holds across processes and servers: a write transaction (READ COMMITTED, so
 each statement sees what the previous holder committed) first takes `SELECT … FOR UPDATE` on
@@ -248,6 +248,19 @@ def _values(parameters: Parameters) -> tuple[Parameters, bool]:
     return values, any(v is None for v in values)
 
 
+_PARAMETER_TESTED = re.compile(
+    r"(\?|(?<!:):[A-Za-z_][A-Za-z0-9_]*)\s+IS\s+(NOT\s+)?NULL", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=4096)
+def _tests_a_parameter(sql: str) -> bool:
+    """Whether `sql` asks `? IS NULL` (an optional filter): a parameter bound server-side
+    has no type there even when it is not None ("could not determine data type of
+    parameter"), so such a statement is bound client-side, as one with a None is."""
+    return _PARAMETER_TESTED.search(sql) is not None
+
+
 class PgConnection:
     """A pooled psycopg connection speaking the store's Connection protocol."""
 
@@ -261,15 +274,16 @@ class PgConnection:
             if not parameters:
                 return self.raw.execute(translate(sql, bound=False))
             values, has_none = _values(parameters)
-            cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
+            client = has_none or _tests_a_parameter(sql)
+            cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
             return cursor.execute(translate(sql), values)
         except psycopg.Error as exc:
             raise mapped(exc) from exc
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
-        has_none = any(none for _, none in rows)
-        cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
+        client = any(none for _, none in rows) or _tests_a_parameter(sql)
+        cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
         try:
             cursor.executemany(translate(sql), [values for values, _ in rows])
         except psycopg.Error as exc:
