@@ -374,7 +374,7 @@ def source_view(conn: Connection, scope: str, source_id: str) -> SourceView | No
     rules = [
         end_view(conn, f"rule/{r['rule_id']}")
         for r in conn.execute(
-            "SELECT DISTINCT e.rule_id FROM rule_evidence e JOIN rule r ON r.id = e.rule_id "
+            "SELECT DISTINCT r.seq, e.rule_id FROM rule_evidence e JOIN rule r ON r.id = e.rule_id "
             "WHERE e.source_id = ? ORDER BY r.seq",
             (source_id,),
         )
