@@ -241,6 +241,18 @@ def module_database_url(_databases: _Databases | None) -> Iterator[str | None]:
     _databases.drop(url)
 
 
+@pytest.fixture
+def other_database_url(_databases: _Databases | None) -> Iterator[str | None]:
+    """A second fresh database, for a test whose two homes must not share one (give it to
+    `home_on_database`); None on SQLite, where each home has its own files anyway."""
+    if _databases is None:
+        yield None
+        return
+    url = _databases.fresh()
+    yield url
+    _databases.drop(url)
+
+
 def _name_in_config(home: Path, url: str) -> None:
     """Add `database.url` to the home's groundnote.json, keeping what else it says."""
     path = home / "groundnote.json"
