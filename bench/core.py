@@ -26,11 +26,11 @@ from typing import Any
 
 from bench.common import peak_rss_mb, print_table, time_calls
 from groundnote.auth import Right, create_grant
-from groundnote.core import export_lines, import_lines
 from groundnote.core.capabilities import PROPOSE_RULE, SEARCH
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
-from groundnote.runtime import Runtime, open_runtime
+from groundnote.runtime import SCOPE_TRANSFER, Runtime, open_runtime
+from groundnote.store.transfer import export_lines, import_lines
 
 CUSTOMERS = [
     "Müller Logistik",
@@ -119,6 +119,7 @@ def generate(runtime: Runtime, scope: str, n: int, rng: random.Random) -> float:
     db = runtime.home.scope_db(scope)
     now = runtime.home.clock.instant()
     started = time.perf_counter()
+    decisions = 0
     batch = 5000
     for first in range(1, n + 1, batch):
         with db.write() as conn:
@@ -185,10 +186,12 @@ def generate(runtime: Runtime, scope: str, n: int, rng: random.Random) -> float:
                     },
                 )
                 if rng.random() < 0.75:
+                    # seq given, as the decision writers do (PostgreSQL has no rowid)
+                    decisions += 1
                     conn.execute(
-                        "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
-                        "VALUES (?, 'adopt', NULL, 'person:bench', ?, 'approval')",
-                        (f"{scope}-{seq:04d}", now),
+                        "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, decided_at, channel) "
+                        "VALUES (?, ?, 'adopt', NULL, 'person:bench', ?, 'approval')",
+                        (decisions, f"{scope}-{seq:04d}", now),
                     )
     return time.perf_counter() - started
 
@@ -265,17 +268,23 @@ def main() -> None:
         export_path = Path(tmp) / "bench.jsonl"
         started = time.perf_counter()
         with runtime.home.scope_db("bench").read() as conn, export_path.open("w") as out:
-            rows = sum(out.write(line + "\n") > 0 for line in export_lines(conn)) - 1
+            rows = (
+                sum(
+                    out.write(line + "\n") > 0
+                    for line in export_lines(conn, SCOPE_TRANSFER, "bench")
+                )
+                - 1
+            )
         export_s = time.perf_counter() - started
         with export_path.open() as lines:
             first = _digest((line.rstrip("\n") for line in lines), "bench", "copy")
         runtime.home.create_scope("copy")
         started = time.perf_counter()
         with runtime.home.scope_db("copy").write() as conn, export_path.open() as lines:
-            import_lines(conn, lines)
+            import_lines(conn, SCOPE_TRANSFER, "copy", lines)
         import_s = time.perf_counter() - started
         with runtime.home.scope_db("copy").read() as conn:
-            same = _digest(export_lines(conn)) == first
+            same = _digest(export_lines(conn, SCOPE_TRANSFER, "copy")) == first
         print_table(
             f"core at {args.n:,} rules + {args.n:,} sources (2 cores, SQLite, registry on the api channel)",
             ["what", "p50 ms", "p95 ms", "per second", "note"],

@@ -125,6 +125,34 @@ def test_a_refused_write_carries_the_triggers_text(open_unit: Opener) -> None:
     assert _count(db) == 1  # both refused transactions were rolled back whole
 
 
+def test_writes_nobody_reads_are_seen_counted_and_refused_in_order(open_unit: Opener) -> None:
+    """On PostgreSQL a write runs in pipeline mode: statements whose rows are not read go out
+    with the next one that is. Their effects, their row counts and their errors must reach the
+    caller as if each had waited: a later read sees them, `rowcount` counts them, and a refused
+    one (followed by more statements nobody reads) still fails the write and undoes all of it."""
+    db = open_unit("a")
+    migrate(db, "conformance", [COUNTER], NOW)
+    with db.write() as conn:
+        for who in ("a", "b", "c"):
+            conn.execute(NEXT, (who,))
+        assert conn.execute("SELECT count(*) FROM counter").fetchone()[0] == 3
+        assert conn.execute("UPDATE counter SET who = 'z' WHERE seq >= ?", (2,)).rowcount == 2
+        assert [r[0] for r in conn.execute("SELECT who FROM counter ORDER BY seq")] == [
+            "a",
+            "z",
+            "z",
+        ]
+    with pytest.raises(IntegrityError) as refused, db.write() as conn:
+        conn.execute(NEXT, ("d",))
+        conn.execute("DELETE FROM counter WHERE seq = 1")  # the trigger refuses it
+        conn.execute(NEXT, ("e",))
+    assert str(refused.value) == "cycle"
+    assert _count(db) == 3 and _count(db, "max(seq)") == 3  # d and e were not written
+    with db.write() as conn:  # the connection serves the next write as before
+        conn.execute(NEXT, ("f",))
+    assert _count(db, "max(seq)") == 4
+
+
 def test_units_do_not_see_each_others_tables(open_unit: Opener) -> None:
     one, other = open_unit("one"), open_unit("other")
     migrate(one, "conformance", [COUNTER], NOW)

@@ -28,7 +28,7 @@ from groundnote.domain.ids import format_seq_id
 from groundnote.graph import closure, fts
 from groundnote.graph.duplicates import similar_entities
 from groundnote.graph.normalize import normalize
-from groundnote.graph.queries import current, level, path_items, subtree_depth
+from groundnote.graph.queries import current, path_items, subtree_depth
 from groundnote.graph.resolve import Match
 from groundnote.graph.trigram import TrigramIndex
 from groundnote.store.dialect import dialect_of
@@ -113,7 +113,12 @@ def _check_parent(conn: Connection, scope: str, parent_id: str | None) -> int:
         return 0
     if scope_of(parent_id) != scope:
         raise ScopeMismatch(f"The parent {parent_id} belongs to another scope than {scope}.")
-    row = current(conn, parent_id)
+    # The parent and its level in one statement (one round trip on PostgreSQL).
+    row = conn.execute(
+        "SELECT k.name, k.status, (SELECT count(*) FROM entity_closure c "
+        "WHERE c.descendant_id = k.id) AS level FROM entity_current k WHERE k.id = ?",
+        (parent_id,),
+    ).fetchone()
     if row is None:
         raise ReferenceUnknown(
             f"The parent {parent_id} does not exist in scope {scope}.",
@@ -125,7 +130,8 @@ def _check_parent(conn: Connection, scope: str, parent_id: str | None) -> int:
             f"The parent {parent_id} ({row['name']}) is archived and takes no children.",
             next=[{"tool": "entity_resolve", "why": "find an active parent"}],
         )
-    return level(conn, parent_id)
+    found: int = row["level"]
+    return found
 
 
 def _check_depth(config: GraphConfig, deepest: int) -> None:
@@ -257,6 +263,10 @@ def create_entity(
     """Create one entity. `similar_check=False` is for bulk loads of a trusted set (the
     benchmark's generator): the literal duplicate check and every database check still run."""
     _check_type(config, type)
+    # Sent now and read after the checks: in a pipelined write (PostgreSQL) it travels with
+    # their first round trip instead of taking one of its own; under the write lock the
+    # answer cannot change meanwhile.
+    next_seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity")
     parent_level = _check_parent(conn, scope, parent_id)
     _check_depth(config, parent_level + 1)
     _refuse_literal(
@@ -268,7 +278,7 @@ def create_entity(
         else ([], [])
     )
     _refuse_similar(overridden, force, reason)
-    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
+    seq = next_seq.fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)
     conn.execute(
         "INSERT INTO entity (seq, id, scope, created_at, created_by) VALUES (?, ?, ?, ?, ?)",

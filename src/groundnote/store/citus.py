@@ -26,6 +26,7 @@ __all__ = [
     "distribute_on_create",
     "drop_database",
     "has_citus",
+    "on_citus",
     "pin_search_path",
     "placement_lines",
     "placements",
@@ -125,7 +126,7 @@ def _kept(statement: str) -> Iterator[str]:
 def run_joined(conn: _Executes, statements: list[str]) -> None:
     """Run `statements` in one round trip, joined; on Citus one by one: a SET LOCAL that Citus
     propagates to the worker fails there when it arrives inside a multi-statement string."""
-    if _on_citus(conn):
+    if on_citus(conn):
         for statement in statements:
             conn.execute(statement)
     else:
@@ -135,7 +136,7 @@ def run_joined(conn: _Executes, statements: list[str]) -> None:
 _KNOWN: dict[tuple[str, str, str], bool] = {}
 
 
-def _on_citus(conn: _Executes) -> bool:
+def on_citus(conn: _Executes) -> bool:
     """`has_citus`, asked once per process and database (a write asks on every begin)."""
     raw: Any = getattr(conn, "raw", conn)
     key = (raw.info.host, str(raw.info.port), raw.info.dbname)

@@ -85,6 +85,16 @@ class Database(ABC):
     def data_version_in(self, conn: Connection) -> int:
         """The same number as seen inside the snapshot `conn`."""
 
+    def change_bounds_in(self, conn: Connection) -> tuple[int, int, int | None]:
+        """In the snapshot `conn`: `data_version_in`, then the newest and the oldest seq of the
+        change record (0 and None when it is empty). The version is read first: a commit in
+        between then only makes the caller catch up once more, never miss it."""
+        version = self.data_version_in(conn)
+        newest, oldest = conn.execute(
+            "SELECT coalesce(max(seq), 0), min(seq) FROM change_record"
+        ).fetchone()
+        return version, newest, oldest
+
     @abstractmethod
     def integrity_problems(self) -> list[str]:
         """The engine's own check of the unit's storage and its foreign keys."""

@@ -261,24 +261,87 @@ def _tests_a_parameter(sql: str) -> bool:
     return _PARAMETER_TESTED.search(sql) is not None
 
 
+class _Deferred:
+    """A cursor whose statement went out in pipeline mode: its result (and its error, if the
+    server refused it or an earlier statement) arrives when it is read, so reading maps the
+    error as `execute` does; `rowcount` waits for the result."""
+
+    __slots__ = ("_cursor", "_pipeline")
+
+    def __init__(self, cursor: psycopg.Cursor[Any], pipeline: psycopg.Pipeline) -> None:
+        self._cursor = cursor
+        self._pipeline = pipeline
+
+    @property
+    def rowcount(self) -> int:
+        _synced(self._pipeline)
+        return self._cursor.rowcount
+
+    @property
+    def description(self) -> Any:
+        _synced(self._pipeline)
+        return self._cursor.description
+
+    def fetchone(self) -> Any:
+        try:
+            return self._cursor.fetchone()
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return self._cursor.fetchall()
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
+def _synced(pipeline: psycopg.Pipeline) -> None:
+    try:
+        pipeline.sync()
+    except psycopg.Error as exc:
+        raise mapped(exc) from exc
+
+
 class PgConnection:
-    """A pooled psycopg connection speaking the store's Connection protocol."""
+    """A pooled psycopg connection speaking the store's Connection protocol.
+
+    Inside a write (and a snapshot) the connection is in pipeline mode (`pipeline` set): a
+    statement whose rows nobody reads (an INSERT, a trigger-checked write) is sent without
+    waiting for its answer, and goes out with the next statement that is read, so a write's
+    run of inserts costs one round trip instead of one each. The order of statements is kept
+    and every error still reaches the caller, at the next read or at the latest before COMMIT.
+    A script of several statements (a migration) cannot go through a pipeline: the pipeline
+    is drained and left for it, and taken up again after it.
+    """
 
     backend: Backend = "postgresql"
 
     def __init__(self, raw: psycopg.Connection[Any]) -> None:
         self.raw = raw
+        self.pipeline: psycopg.Pipeline | None = None
+        self._manager: Any = None
 
     def execute(self, sql: str, parameters: Parameters = (), /) -> Cursor:
+        if self.pipeline is not None and not parameters and _is_script(sql):
+            self._leave_pipeline()
+            cursor = self.execute(sql)  # failed: the write rolls back, no pipeline to resume
+            self._enter_pipeline()
+            return cursor
         try:
             if not parameters:
-                return self.raw.execute(translate(sql, bound=False))
-            values, has_none = _values(parameters)
-            client = has_none or _tests_a_parameter(sql)
-            cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
-            return cursor.execute(translate(sql), values)
+                cursor = self.raw.cursor()
+                cursor.execute(translate(sql, bound=False))
+            else:
+                values, has_none = _values(parameters)
+                client = has_none or _tests_a_parameter(sql)
+                cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
+                cursor.execute(translate(sql), values)
         except psycopg.Error as exc:
             raise mapped(exc) from exc
+        return cursor if self.pipeline is None else _Deferred(cursor, self.pipeline)
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
@@ -288,10 +351,47 @@ class PgConnection:
             cursor.executemany(translate(sql), [values for values, _ in rows])
         except psycopg.Error as exc:
             raise mapped(exc) from exc
-        return cursor
+        return cursor if self.pipeline is None else _Deferred(cursor, self.pipeline)
+
+    def sync(self) -> None:
+        """Wait for every statement sent so far; raise the first error among them."""
+        if self.pipeline is not None:
+            _synced(self.pipeline)
+
+    @contextmanager
+    def pipelined(self) -> Iterator[None]:
+        """Pipeline mode for the block; leaving it waits for what is still on its way."""
+        self._enter_pipeline()
+        try:
+            yield
+        except BaseException as exc:
+            self._leave_pipeline(exc)
+            raise
+        self._leave_pipeline()
+
+    def _enter_pipeline(self) -> None:
+        self._manager = self.raw.pipeline()
+        self.pipeline = self._manager.__enter__()
+
+    def _leave_pipeline(self, error: BaseException | None = None) -> None:
+        manager, self._manager, self.pipeline = self._manager, None, None
+        if manager is None:
+            return  # left already, for a script that failed
+        if error is not None:
+            manager.__exit__(type(error), error, error.__traceback__)
+            return
+        try:
+            manager.__exit__(None, None, None)
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
 
     def close(self) -> None:
         self.raw.close()
+
+
+@lru_cache(maxsize=1024)
+def _is_script(sql: str) -> bool:
+    return len(list(citus.statements(sql))) > 1
 
 
 # -- the pools ------------------------------------------------------------------------------
@@ -536,7 +636,8 @@ class PostgresDatabase(Database):
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One READ COMMITTED transaction holding the schema's gate row (see the module
-        docstring); committed on success, rolled back on error or cancellation."""
+        docstring), in pipeline mode; committed on success, rolled back on error or
+        cancellation."""
         deadline = time.monotonic() + self.busy_timeout
         try:
             with (
@@ -544,51 +645,66 @@ class PostgresDatabase(Database):
                 self._checkout(max(0.001, deadline - time.monotonic()), on_path=False) as conn,
             ):
                 left_ms = max(1, int((deadline - time.monotonic()) * 1000))
-                # one round trip: the path (session-wide, it outlives the transaction), the
-                # transaction, the bound on the lock wait, the lock
-                citus.run_joined(
-                    conn,
-                    [
-                        self._set_path,
-                        "BEGIN ISOLATION LEVEL READ COMMITTED",
-                        f"SET LOCAL lock_timeout = {left_ms}",
-                        f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE",
-                    ],
-                )
-                self._on_path(conn)
-                self._writer = conn
                 try:
-                    yield conn
-                    check_before_commit()  # a call cancelled by now writes nothing
-                    if conn.raw.info.transaction_status == TransactionStatus.INERROR:
-                        raise StoreError(
-                            "a statement of this write failed and its error was caught; "
-                            "PostgreSQL aborted the transaction, nothing was written"
-                        )
+                    with self._pipelined(conn):
+                        # sent together with the write's first statement that is read: the
+                        # path (session-wide, it outlives the transaction), the transaction,
+                        # the bound on the lock wait, the lock
+                        for statement in (
+                            self._set_path,
+                            "BEGIN ISOLATION LEVEL READ COMMITTED",
+                            f"SET LOCAL lock_timeout = {left_ms}",
+                            f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE",
+                        ):
+                            conn.execute(statement)
+                        self._on_path(conn)
+                        self._writer = conn
+                        yield conn
+                        check_before_commit()  # a call cancelled by now writes nothing
+                        conn.sync()  # every statement's error, before deciding to commit
+                        if conn.raw.info.transaction_status == TransactionStatus.INERROR:
+                            raise StoreError(
+                                "a statement of this write failed and its error was caught; "
+                                "PostgreSQL aborted the transaction, nothing was written"
+                            )
+                        self._writer, self._pinned_version = None, None
+                        conn.execute("COMMIT")
+                        conn.sync()
                 except BaseException:
                     self._writer, self._pinned_version = None, None
-                    conn.raw.execute("ROLLBACK")
-                    # The SET of search_path went in the same query as BEGIN, so it belongs to
-                    # the transaction and is rolled back with it: the next checkout sets it.
+                    if conn.raw.info.transaction_status != TransactionStatus.IDLE:
+                        conn.raw.execute("ROLLBACK")
+                    # The SET of search_path went in the transaction, so it may be rolled back
+                    # with it: the next checkout sets it again.
                     self._pool().paths.pop(conn.raw, None)
                     raise
-                self._writer, self._pinned_version = None, None
-                conn.execute("COMMIT")
         except GateTimeout as exc:
             raise busy(self.label, self.busy_timeout) from exc
         except LockTimeout as exc:
             raise busy(self.label, self.busy_timeout) from exc
 
     @contextmanager
+    def _pipelined(self, conn: PgConnection) -> Iterator[None]:
+        """`conn` in pipeline mode for the block (on Citus not: a SET LOCAL that Citus
+        propagates to the worker must go by itself, see citus.run_joined)."""
+        if citus.on_citus(conn):
+            yield
+        else:
+            with conn.pipelined():
+                yield
+
+    @contextmanager
     def snapshot(self) -> Iterator[Connection]:
         """One REPEATABLE READ transaction on a connection of its own: every statement in it
-        reads the same committed state."""
+        reads the same committed state (its BEGIN goes out with the first query)."""
         with self._snapshot_lock, self._checkout() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                yield conn
+                with self._pipelined(conn):
+                    conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    yield conn
             finally:
-                conn.raw.execute("ROLLBACK")
+                if conn.raw.info.transaction_status != TransactionStatus.IDLE:
+                    conn.raw.execute("ROLLBACK")
 
     # -- the change record's fast path --------------------------------------------------------
 
@@ -608,6 +724,13 @@ class PostgresDatabase(Database):
     def data_version_in(self, conn: Connection) -> int:
         version: int = conn.execute("SELECT coalesce(max(seq), 0) FROM change_record").fetchone()[0]
         return version
+
+    def change_bounds_in(self, conn: Connection) -> tuple[int, int, int | None]:
+        """The version is the newest seq: one query gives all three."""
+        newest, oldest = conn.execute(
+            "SELECT coalesce(max(seq), 0), min(seq) FROM change_record"
+        ).fetchone()
+        return newest, newest, oldest
 
     # -- what `check` and `status` ask --------------------------------------------------------
 

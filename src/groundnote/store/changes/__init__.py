@@ -97,14 +97,12 @@ class Watch:
         """The refs of `kind` changed after `seen`, read in the snapshot `conn`."""
         # Inside the snapshot the version is the snapshot's: a commit after it changes the
         # value `moved` sees, so it is caught up on the next read, never missed.
-        self._version = self._database().data_version_in(conn)
-        newest = latest(conn)
+        self._version, newest, oldest = self._database().change_bounds_in(conn)
         seen = self.seen
         if seen is None:
             return Caught(newest, frozenset(), everything=True)
         if newest == seen:
             return Caught(newest, frozenset(), everything=False)
-        oldest = conn.execute("SELECT min(seq) FROM change_record").fetchone()[0]
         if oldest is None or seen < oldest - 1 or newest < seen:
             # Pruned past what we saw, or a file replaced under us: the rows cannot tell.
             return Caught(newest, frozenset(), everything=True)
