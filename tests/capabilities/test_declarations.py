@@ -140,23 +140,30 @@ def test_the_scope_log_operations_are_the_seeds_and_the_named_additions() -> Non
 
 
 def test_a_new_operation_logs_to_the_scope_file_without_a_rebuild(tmp_path: Path) -> None:
-    """graph/0004 took the list out of the table: the scope file takes any declared name."""
+    """graph/0004 took the list out of the table: the scope's log takes any declared name, and
+    keeps its other checks (the channel) and the feedback's key to it."""
     from groundnote.runtime import open_runtime
+    from groundnote.store.sql import IntegrityError
 
+    log = (
+        "INSERT INTO search_log (id, at, grant_id, channel, operation, outcome, input_sha256) "
+        "VALUES (?, '2026-11-30T09:00:00.000Z', 'grant:x', ?, 'approval_rule', 'ok', 'h')"
+    )
     runtime = open_runtime(tmp_path / "home", environ={})
     try:
         runtime.home.create_scope("sales")
-        with runtime.home.scope_db("sales").write() as conn:
+        db = runtime.home.scope_db("sales")
+        with db.write() as conn:
+            conn.execute(log, ("s-1", "mcp"))
+        with db.read() as conn:
+            row = conn.execute("SELECT operation FROM search_log WHERE id = 's-1'").fetchone()
+        assert row[0] == "approval_rule"
+        with pytest.raises(IntegrityError), db.write() as conn:
+            conn.execute(log, ("s-2", "carrier-pigeon"))
+        with pytest.raises(IntegrityError), db.write() as conn:
             conn.execute(
-                "INSERT INTO search_log (id, at, grant_id, channel, operation, outcome, "
-                "input_sha256) VALUES ('s-1', '2026-11-30T09:00:00.000Z', 'grant:x', 'mcp', "
-                "'approval_rule', 'ok', 'h')"
+                "INSERT INTO feedback (id, search_id, ref, verdict, given_by, given_at) "
+                "VALUES (1, 'no-such-search', 'r', 'useful', 'x', '2026-11-30T09:00:00.000Z')"
             )
-            sql = conn.execute(
-                "SELECT sql FROM sqlite_master WHERE name = 'search_log'"
-            ).fetchone()[0]
-            feedback_fk = conn.execute("PRAGMA foreign_key_list(feedback)").fetchall()
-        assert "operation IN" not in sql and "channel IN" in sql
-        assert feedback_fk[0][2] == "search_log"
     finally:
         runtime.close()

@@ -13,8 +13,8 @@ For each capability and surface the walk calls it with
 
 Every command is refused, with the code the caller's shortfall names; a query is refused where
 the caller may not read, and where it may answer, the answer holds nothing of the data it may
-not see. After each call the row counts of every table in every store file (instance.db, each
-scope file, the bound content project's store) are what they were, and the operation log has
+not see. After each call the row counts of every table in every store unit (the instance, each
+scope, the bound content project's store) are what they were, and the operation log has
 gained at most the call's own row, recording that outcome.
 
 The table `INPUTS` gives each capability one valid input; a capability added without one fails
@@ -475,19 +475,39 @@ CALLERS: dict[str, Callable[[World, Capability[Any, Any], dict[str, Any], str | 
 # -- what the store holds ------------------------------------------------------------------------
 
 
-def _store_files(world: World) -> list[Path]:
-    files = [world.home / "instance.db", *sorted((world.home / "scopes").glob("*.db"))]
-    files.append(world.project / ".groundnote" / "work" / "store.db")
-    return [f for f in files if f.exists()]
+def _units(world: World) -> list[tuple[str, Any]]:
+    """Every store unit of the home (a file on SQLite, a schema on PostgreSQL) by name."""
+    home = world.runtime.home
+    return [("instance", home.instance)] + [(s, home.scope_db(s)) for s in home.scope_names()]
 
 
-def _snapshot(world: World) -> tuple[dict[str, int], dict[str, list[str]]]:
-    """Row counts of every table in every store file but the operation log, and the outcomes of
-    each file's log rows in order."""
+def _project_store(world: World) -> Path:
+    # a content project's store is a SQLite file beside its checkout on both backends
+    return world.project / ".groundnote" / "work" / "store.db"
+
+
+def _snapshot(world: World) -> tuple[dict[str, int], dict[str, dict[str, str]]]:
+    """Row counts of every table in every store unit but the operation log, and the outcome
+    of each unit's log rows by id."""
     counts: dict[str, int] = {}
-    logs: dict[str, list[str]] = {}
-    for path in _store_files(world):
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    logs: dict[str, dict[str, str]] = {}
+
+    def take(unit: str, conn: Any, tables: list[str]) -> None:
+        for table in tables:
+            if table == "search_log":
+                rows = conn.execute("SELECT id, outcome FROM search_log").fetchall()
+                logs[unit] = {r[0]: r[1] for r in rows}
+            else:
+                counts[f"{unit}:{table}"] = conn.execute(
+                    f'SELECT count(*) FROM "{table}"'
+                ).fetchone()[0]
+
+    for unit, db in _units(world):
+        tables = db.tables()
+        with db.read() as conn:
+            take(unit, conn, tables)
+    if _project_store(world).exists():
+        conn = sqlite3.connect(f"file:{_project_store(world)}?mode=ro", uri=True)
         try:
             tables = [
                 r[0]
@@ -496,15 +516,7 @@ def _snapshot(world: World) -> tuple[dict[str, int], dict[str, list[str]]]:
                     "AND sql NOT LIKE 'CREATE VIRTUAL%'"
                 )
             ]
-            for table in tables:
-                if table == "search_log":
-                    logs[path.name] = [
-                        r[0] for r in conn.execute("SELECT outcome FROM search_log ORDER BY rowid")
-                    ]
-                else:
-                    counts[f"{path.name}:{table}"] = conn.execute(
-                        f'SELECT count(*) FROM "{table}"'
-                    ).fetchone()[0]
+            take("project", conn, tables)
         finally:
             conn.close()
     return counts, logs
@@ -539,6 +551,7 @@ def test_the_walk(world: World, cap: Capability[Any, Any], surface: str, kind: s
     token = world.tokens.get(token_kind)
     raw = INPUTS[cap.name](world)
     counts, logs = _snapshot(world)
+    assert counts and logs, "the walk found no store to compare"
     outcome = CALLERS[surface](world, cap, raw, token)
     after_counts, after_logs = _snapshot(world)
 
@@ -560,8 +573,9 @@ def test_the_walk(world: World, cap: Capability[Any, Any], surface: str, kind: s
     assert changed == {}, f"{cap.name} on {surface} for {kind} changed rows: {changed}"
     added = [
         outcome_row
-        for name, rows in after_logs.items()
-        for outcome_row in rows[len(logs.get(name, [])) :]
+        for unit, rows in after_logs.items()
+        for log_id, outcome_row in rows.items()
+        if log_id not in logs.get(unit, {})
     ]
     assert len(added) <= 1, added
     if want is not None and added:
@@ -574,14 +588,10 @@ def test_every_operation_in_the_logs_is_declared(world: World) -> None:
     scope_names = {c.log_operation for c in ALL if c.log_operation}
     instance_names = {c.name for c in ALL} | {"impulses.resolve"}
     found: dict[str, set[str]] = {}
-    for path in _store_files(world):
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_log'").fetchone():
-                found[path.name] = {r[0] for r in conn.execute("SELECT operation FROM search_log")}
-        finally:
-            conn.close()
-    assert found["sales.db"] and found["instance.db"]
+    for unit, db in _units(world):
+        with db.read() as conn:
+            found[unit] = {r[0] for r in conn.execute("SELECT operation FROM search_log")}
+    assert found["sales"] and found["instance"]
     for name, operations in found.items():
-        allowed = instance_names if name == "instance.db" else scope_names
+        allowed = instance_names if name == "instance" else scope_names
         assert operations <= allowed, (name, operations - allowed)

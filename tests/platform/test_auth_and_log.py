@@ -14,9 +14,11 @@ from tests.conftest import Call, make_principal
 
 
 def _log_rows(runtime: Runtime, scope: str | None) -> list[Row]:
+    """The unit's log rows, by time (the tests here read one row a unit: the clock is fixed, and
+    nothing but SQLite's rowid orders rows of one instant)."""
     db = runtime.home.scope_db(scope) if scope else runtime.home.instance
     with db.read() as conn:
-        return conn.execute("SELECT * FROM search_log ORDER BY at, rowid").fetchall()
+        return conn.execute("SELECT * FROM search_log ORDER BY at, id").fetchall()
 
 
 def test_every_call_writes_one_log_row(call: Call, runtime: Runtime, scope: str) -> None:

@@ -23,7 +23,10 @@ from mcp import Client, StdioServerParameters
 
 from groundnote.runtime import Runtime
 
-pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+# Every CLI step is a process of its own, which on PostgreSQL also connects and looks at each
+# schema's ledger before it answers: 161 s there on the shared machine (load average 13),
+# past the suite's 120 s default.
+pytestmark = [pytest.mark.slow, pytest.mark.anyio, pytest.mark.timeout(300)]
 
 Answer = tuple[bool, dict[str, Any]]
 Caller = Callable[[str, dict[str, Any]], Awaitable[Answer]]

@@ -18,7 +18,7 @@ from groundnote.impulses import EMPTY_ORG, IMPULSES_TRANSFER
 from groundnote.runtime import Runtime, open_runtime
 from groundnote.store.transfer import export_lines, import_lines, refuse_unless_empty
 from groundnote.surfaces.cli.main import cli
-from tests.conftest import make_principal
+from tests.conftest import home_on_database, make_principal
 
 
 def _export(runtime: Runtime, org: str) -> str:
@@ -75,11 +75,12 @@ def _reads(runtime: Runtime, ids: dict[str, str]) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def homes(tmp_path: Path) -> tuple[Runtime, Runtime, FixedClock]:
+def homes(tmp_path: Path, other_database_url: str | None) -> tuple[Runtime, Runtime, FixedClock]:
+    """Two homes; on PostgreSQL the second in a database of its own, as on another server."""
     clock = FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC))
     return (
         open_runtime(tmp_path / "a", environ={}, clock=clock),
-        open_runtime(tmp_path / "b", environ={}, clock=clock),
+        open_runtime(home_on_database(tmp_path / "b", other_database_url), environ={}, clock=clock),
         clock,
     )
 
@@ -118,17 +119,16 @@ def test_the_command_line_moves_impulses_between_homes(
     original.close()
     fresh.close()
     file = tmp_path / "impulses.jsonl"
+    # the test's GROUNDNOTE_DATABASE_URL names the first home's database; the flag wins over it
+    b_url = fresh.config.database.url
+    b = ["--home", str(tmp_path / "b"), *(["--database-url", b_url] if b_url else [])]
     runner = CliRunner()
     out = runner.invoke(
         cli, ["--home", str(tmp_path / "a"), "export", "impulses", "--org", "local", str(file)]
     )
     assert out.exit_code == 0, out.output
-    out = runner.invoke(
-        cli, ["--home", str(tmp_path / "b"), "import", "impulses", str(file), "--org", "acme"]
-    )
+    out = runner.invoke(cli, [*b, "import", "impulses", str(file), "--org", "acme"])
     assert out.exit_code == 0, out.output
     assert "3 concept" in out.output
-    again = runner.invoke(
-        cli, ["--home", str(tmp_path / "b"), "import", "impulses", str(file), "--org", "acme"]
-    )
+    again = runner.invoke(cli, [*b, "import", "impulses", str(file), "--org", "acme"])
     assert again.exit_code == 1 and "not empty" in again.output

@@ -16,7 +16,7 @@ Parameters are bound server-side and a statement run often on a connection is pr
 27 → 74 creates/s on a loaded machine). A text parameter goes as `unknown`, so PostgreSQL
 types it from its place as it types a literal. A None has no type the server could infer in
 `? IS NULL`, so a statement with a None among its parameters is bound client-side (NULL
-inline) instead. Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
+inline) instead, and so is one that asks `? IS NULL` at all (a value has no type there either). Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
 
 The write gate holds across processes and servers: a write transaction (READ COMMITTED, so
 each statement sees what the previous holder committed) first takes `SELECT … FOR UPDATE` on
@@ -44,6 +44,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 import psycopg
@@ -81,6 +82,11 @@ __all__ = [
 
 GATE_TABLE = "store_gate"
 DEFAULT_POOL_SIZE = 20
+
+# SQLite's functions (json_valid, json_patch, printf's padding, …) that checks, triggers and
+# statements of the migration twins call: one file, created in every schema the store makes.
+_FUNCTIONS_SQL = resources.files("groundnote.store").joinpath("postgres_functions.sql").read_text()
+_FUNCTIONS = sorted(set(re.findall(r"CREATE OR REPLACE FUNCTION (\w+)\(", _FUNCTIONS_SQL)))
 
 
 def is_postgres_url(url: str) -> bool:
@@ -242,6 +248,19 @@ def _values(parameters: Parameters) -> tuple[Parameters, bool]:
     return values, any(v is None for v in values)
 
 
+_PARAMETER_TESTED = re.compile(
+    r"(\?|(?<!:):[A-Za-z_][A-Za-z0-9_]*)\s+IS\s+(NOT\s+)?NULL", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=4096)
+def _tests_a_parameter(sql: str) -> bool:
+    """Whether `sql` asks `? IS NULL` (an optional filter): a parameter bound server-side
+    has no type there even when it is not None ("could not determine data type of
+    parameter"), so such a statement is bound client-side, as one with a None is."""
+    return _PARAMETER_TESTED.search(sql) is not None
+
+
 class _Deferred:
     """A cursor whose statement went out in pipeline mode: its result (and its error, if the
     server refused it or an earlier statement) arrives when it is read, so reading maps the
@@ -317,7 +336,8 @@ class PgConnection:
                 cursor.execute(translate(sql, bound=False))
             else:
                 values, has_none = _values(parameters)
-                cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
+                client = has_none or _tests_a_parameter(sql)
+                cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
                 cursor.execute(translate(sql), values)
         except psycopg.Error as exc:
             raise mapped(exc) from exc
@@ -325,8 +345,8 @@ class PgConnection:
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
-        has_none = any(none for _, none in rows)
-        cursor = psycopg.ClientCursor(self.raw) if has_none else self.raw.cursor()
+        client = any(none for _, none in rows) or _tests_a_parameter(sql)
+        cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
         try:
             cursor.executemany(translate(sql), [values for values, _ in rows])
         except psycopg.Error as exc:
@@ -553,17 +573,27 @@ class PostgresDatabase(Database):
         self._pool().paths[conn.raw] = self.schema
 
     def _ensure_schema(self) -> None:
-        """Create the schema and its gate row once, under an advisory lock: two processes
-        opening a new scope at once must not both create it. The schema is owned by its role
+        """Create the schema, its gate row and its functions (postgres_functions.sql) once,
+        under an advisory lock: two processes opening a new scope at once must not both create
+        it. A schema missing one of the functions (made by an older Groundnote, or the file
+        gained one) gets them all (again: CREATE OR REPLACE). The schema is owned by its role
         (store/tenancy.py), which every checkout serving it then runs as."""
         with self._checkout(on_path=False) as conn:
             # as the login role: a pooled connection may still run as another schema's role
             conn.raw.execute("RESET ROLE")
             self._pool().paths.pop(conn.raw, None)
             found = conn.raw.execute(
-                "SELECT to_regclass(%s) IS NOT NULL, "
+                "SELECT to_regclass(%s) IS NOT NULL AND (SELECT count(DISTINCT proname) "
+                "FROM pg_proc WHERE pronamespace = to_regnamespace(%s)::oid "
+                "AND proname = ANY(%s)) = %s, "
                 "(SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = %s)",
-                (f"{self._quoted}.{GATE_TABLE}", self.schema),
+                (
+                    f"{self._quoted}.{GATE_TABLE}",
+                    self.schema,
+                    _FUNCTIONS,
+                    len(_FUNCTIONS),
+                    self.schema,
+                ),
             ).fetchone()
             role = tenancy.role_for(self.schema)
             if found is not None and found[0] and (found[1] == role or citus.has_citus(conn.raw)):
@@ -585,6 +615,9 @@ class PostgresDatabase(Database):
                     f"INSERT INTO {self._quoted}.{GATE_TABLE} (id) VALUES (1) "
                     "ON CONFLICT DO NOTHING"
                 )
+                # the SQLite functions the migration twins use, before any of them runs
+                conn.raw.execute(f"SET LOCAL search_path TO {self._quoted}, public")
+                citus.run_script(conn.raw, _FUNCTIONS_SQL)
                 owner = tenancy.adopt(conn.raw, self.schema)
             except BaseException:
                 conn.raw.execute("ROLLBACK")

@@ -92,7 +92,7 @@ class Owned:
         every edge leaving them."""
         nodes = (
             f"label IN ({_INSTANCE}) AND {_IN_SCOPE} "
-            f"AND (:all_blocks OR label <> 'block' OR id IN ({dialect.json_values(':blocks')}))"
+            f"AND (:all_blocks = 1 OR label <> 'block' OR id IN ({dialect.json_values(':blocks')}))"
         )
         args = {
             **_scope_args(scope),

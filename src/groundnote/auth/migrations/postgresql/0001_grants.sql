@@ -1,20 +1,5 @@
 -- Grants (PostgreSQL twin of ../0001_grants.sql). Only a hash of the secret is kept.
-CREATE OR REPLACE FUNCTION json_valid(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  IF t IS NULL THEN RETURN NULL; END IF;
-  PERFORM t::json;
-  RETURN true;
-EXCEPTION WHEN others THEN
-  RETURN false;
-END $$;
-
--- SQLite's json_type names: 'array' and 'object' are the ones the checks use, and they agree.
-CREATE OR REPLACE FUNCTION json_type(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  RETURN json_typeof(t::json);
-EXCEPTION WHEN others THEN
-  RETURN NULL;
-END $$;
+-- The json_*/seq4/append_only functions come from store/postgres_functions.sql, made with the schema.
 
 CREATE TABLE grant_ (
   id TEXT PRIMARY KEY CHECK (id ~ '^grant:.'),

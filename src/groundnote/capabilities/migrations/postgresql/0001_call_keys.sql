@@ -1,13 +1,6 @@
 -- calls/0001 (PostgreSQL twin of ../0001_call_keys.sql): idempotency keys of writes, in the
 -- scope schema the write went to, written in the write's own transaction.
-CREATE OR REPLACE FUNCTION json_valid(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  IF t IS NULL THEN RETURN NULL; END IF;
-  PERFORM t::json;
-  RETURN true;
-EXCEPTION WHEN others THEN
-  RETURN false;
-END $$;
+-- The json_*/seq4/append_only functions come from store/postgres_functions.sql, made with the schema.
 
 CREATE TABLE call_key (
   actor TEXT NOT NULL,                                 -- grant:<name> or person:<name>

@@ -2,32 +2,7 @@
 -- attachments, rules with evidence and decisions, and the operation log. GLOB checks are
 -- regexes; every RAISE(ABORT) trigger is a PL/pgSQL function raising the same text with
 -- SQLSTATE 23000; the FTS5 tables are tsvector tables with GIN indexes (see below).
-CREATE OR REPLACE FUNCTION json_valid(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  IF t IS NULL THEN RETURN NULL; END IF;
-  PERFORM t::json;
-  RETURN true;
-EXCEPTION WHEN others THEN
-  RETURN false;
-END $$;
-
--- SQLite's json_type names: 'array' and 'object' are the ones the checks use, and they agree.
-CREATE OR REPLACE FUNCTION json_type(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  RETURN json_typeof(t::json);
-EXCEPTION WHEN others THEN
-  RETURN NULL;
-END $$;
-
--- printf('%04d', n): at least four digits, never cut (lpad alone truncates a longer number).
-CREATE OR REPLACE FUNCTION seq4(n bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT lpad(n::text, greatest(4, length(n::text)), '0')
-$$;
-
-CREATE OR REPLACE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'append-only' USING ERRCODE = 'integrity_constraint_violation';
-END $$;
+-- The json_*/seq4/append_only functions come from store/postgres_functions.sql, made with the schema.
 
 CREATE TABLE meta (
   scope TEXT CHECK (scope IS NULL OR (scope ~ '^[a-z]' AND scope !~ '[^a-z0-9-]')),

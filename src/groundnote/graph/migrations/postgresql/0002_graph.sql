@@ -10,13 +10,6 @@ ALTER TABLE search_log ADD CONSTRAINT search_log_operation_check CHECK (operatio
     'resolve_entity','read_entity','create_entity','move_entity','update_entity','propose_link','list_links',
     'list_structure','review_structure','archive_entity','export'));
 
-CREATE OR REPLACE FUNCTION json_array_length(t text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  RETURN json_array_length(t::json);
-EXCEPTION WHEN others THEN
-  RETURN NULL;
-END $$;
-
 -- 3.2 Entities
 CREATE TABLE entity (                                  -- head, immutable
   seq BIGINT PRIMARY KEY,                              -- explicit max+1

@@ -1,23 +1,6 @@
 -- knowledge/0001 (PostgreSQL twin of ../0001_knowledge.sql): the knowledge index, a projection of a bound checkout (DESIGN §10). Every
 -- table here is rebuilt from the files and git; none is the truth, so none is append-only.
 
-CREATE OR REPLACE FUNCTION json_valid(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  IF t IS NULL THEN RETURN NULL; END IF;
-  PERFORM t::json;
-  RETURN true;
-EXCEPTION WHEN others THEN
-  RETURN false;
-END $$;
-
--- SQLite's json_type names: 'array' and 'object' are the ones the checks use, and they agree.
-CREATE OR REPLACE FUNCTION json_type(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  RETURN json_typeof(t::json);
-EXCEPTION WHEN others THEN
-  RETURN NULL;
-END $$;
-
 CREATE TABLE knowledge_meta (                          -- what the index was built from
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL);

@@ -1,19 +1,7 @@
 -- instance (PostgreSQL twin of ../0001_instance.sql): the scope registry and the operation log
 -- of calls that belong to no one scope. GLOB checks are regexes; RAISE(ABORT) triggers are
 -- PL/pgSQL raising the same text with SQLSTATE 23000, so both backends refuse alike.
-CREATE OR REPLACE FUNCTION json_valid(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  IF t IS NULL THEN RETURN NULL; END IF;
-  PERFORM t::json;
-  RETURN true;
-EXCEPTION WHEN others THEN
-  RETURN false;
-END $$;
-
-CREATE OR REPLACE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'append-only' USING ERRCODE = 'integrity_constraint_violation';
-END $$;
+-- The json_*/seq4/append_only functions come from store/postgres_functions.sql, made with the schema.
 
 CREATE TABLE scope (
   name TEXT PRIMARY KEY CHECK (name ~ '^[a-z]' AND length(name) BETWEEN 2 AND 40
