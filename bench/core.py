@@ -26,11 +26,11 @@ from typing import Any
 
 from bench.common import peak_rss_mb, print_table, time_calls
 from groundnote.auth import Right, create_grant
-from groundnote.core import export_lines, import_lines
 from groundnote.core.capabilities import PROPOSE_RULE, SEARCH
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
-from groundnote.runtime import Runtime, open_runtime
+from groundnote.runtime import SCOPE_TRANSFER, Runtime, open_runtime
+from groundnote.store.transfer import export_lines, import_lines
 
 CUSTOMERS = [
     "Müller Logistik",
@@ -265,17 +265,17 @@ def main() -> None:
         export_path = Path(tmp) / "bench.jsonl"
         started = time.perf_counter()
         with runtime.home.scope_db("bench").read() as conn, export_path.open("w") as out:
-            rows = sum(out.write(line + "\n") > 0 for line in export_lines(conn)) - 1
+            rows = sum(out.write(line + "\n") > 0 for line in export_lines(conn, SCOPE_TRANSFER, "bench")) - 1
         export_s = time.perf_counter() - started
         with export_path.open() as lines:
             first = _digest((line.rstrip("\n") for line in lines), "bench", "copy")
         runtime.home.create_scope("copy")
         started = time.perf_counter()
         with runtime.home.scope_db("copy").write() as conn, export_path.open() as lines:
-            import_lines(conn, lines)
+            import_lines(conn, SCOPE_TRANSFER, "copy", lines)
         import_s = time.perf_counter() - started
         with runtime.home.scope_db("copy").read() as conn:
-            same = _digest(export_lines(conn)) == first
+            same = _digest(export_lines(conn, SCOPE_TRANSFER, "copy")) == first
         print_table(
             f"core at {args.n:,} rules + {args.n:,} sources (2 cores, SQLite, registry on the api channel)",
             ["what", "p50 ms", "p95 ms", "per second", "note"],
