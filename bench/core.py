@@ -265,7 +265,13 @@ def main() -> None:
         export_path = Path(tmp) / "bench.jsonl"
         started = time.perf_counter()
         with runtime.home.scope_db("bench").read() as conn, export_path.open("w") as out:
-            rows = sum(out.write(line + "\n") > 0 for line in export_lines(conn, SCOPE_TRANSFER, "bench")) - 1
+            rows = (
+                sum(
+                    out.write(line + "\n") > 0
+                    for line in export_lines(conn, SCOPE_TRANSFER, "bench")
+                )
+                - 1
+            )
         export_s = time.perf_counter() - started
         with export_path.open() as lines:
             first = _digest((line.rstrip("\n") for line in lines), "bench", "copy")
