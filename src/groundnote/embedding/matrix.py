@@ -67,8 +67,7 @@ class VectorRows:
             cdist(
                 query.astype(np.float16)[None, :],
                 self._matrix[: self._size],
-                metric="dot",
-                out_dtype="float32",
+                metric="dot",  # float64 out: asking float32 measured 10x slower (numkong 7.8)
             )
         )[0]
         slots = np.flatnonzero(similarity >= floor)
