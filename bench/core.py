@@ -186,8 +186,9 @@ def generate(runtime: Runtime, scope: str, n: int, rng: random.Random) -> float:
                 )
                 if rng.random() < 0.75:
                     conn.execute(
-                        "INSERT INTO rule_decision (rule_id, verdict, reason, decided_by, decided_at, channel) "
-                        "VALUES (?, 'adopt', NULL, 'person:bench', ?, 'approval')",
+                        "INSERT INTO rule_decision (seq, rule_id, verdict, reason, decided_by, "
+                        "decided_at, channel) SELECT coalesce(max(seq), 0) + 1, ?, 'adopt', NULL, "
+                        "'person:bench', ?, 'approval' FROM rule_decision",
                         (f"{scope}-{seq:04d}", now),
                     )
     return time.perf_counter() - started
