@@ -16,7 +16,7 @@ Cost: embedding throughput (texts/s, the import's rate), search p95 through the 
 random unit vectors written under the model's id: a search's cost does not depend on their
 values, and embedding 100,000 texts at ~30 texts/s on this machine would take an hour.
 
-    .venv/bin/python -m bench.semantic [--n 50000] [--queries 200]
+    .venv/bin/python -m bench.semantic [--n 50000] [--queries 200] [--server postgresql://…]
 """
 
 from __future__ import annotations
@@ -26,10 +26,14 @@ import json
 import random
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
 
 from bench.common import print_table, time_calls
 from bench.core import WORDS, generate
@@ -38,6 +42,7 @@ from groundnote.core.capabilities import PROPOSE_RULE, SEARCH, STORE_SOURCE
 from groundnote.core.vectors import vector_index
 from groundnote.embedding import embedder_for
 from groundnote.runtime import Runtime, open_runtime
+from groundnote.store.postgres import close_pools
 
 DATA = Path(__file__).parent / "data" / "semantic_rules.json"
 KINDS = ["de→de", "en→en", "across", "exact", "all paraphrases"]
@@ -163,10 +168,10 @@ def quality() -> None:
         runtime.close()
 
 
-def cost(n: int, queries: int) -> None:
+def cost(n: int, queries: int, url: str | None = None) -> None:
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
-        runtime = open_runtime(Path(tmp), environ={})
+        runtime = open_runtime(Path(tmp), environ={}, database_url=url)
         runtime.home.create_scope("bench")
         grant = _grant(runtime, "bench")
         generate(runtime, "bench", n, rng)
@@ -240,7 +245,8 @@ def cost(n: int, queries: int) -> None:
         )
         rows.append(["hybrid, query embedded", fresh.p50, fresh.p95])
         print_table(
-            f"search over {n:,} rules + {n:,} sources ({2 * n:,} vectors)",
+            f"search over {n:,} rules + {n:,} sources ({2 * n:,} vectors) on "
+            f"{'PostgreSQL' if url else 'SQLite'}",
             ["search", "p50 ms", "p95 ms"],
             rows,
         )
@@ -254,11 +260,36 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-cost", action="store_true")
+    parser.add_argument(
+        "--server",
+        help="measure the cost on PostgreSQL too: a server URL (a throwaway database is made)",
+    )
     args = parser.parse_args()
     if not args.skip_quality:
         quality()
     if not args.skip_cost:
         cost(args.n, args.queries)
+        if args.server:
+            with throwaway_database(args.server) as url:
+                cost(args.n, args.queries, url)
+
+
+@contextmanager
+def throwaway_database(server: str) -> Iterator[str]:
+    """A database of its own on `server` (collation C, as the tests use), dropped at the end."""
+    name = f"bench_semantic_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(
+            f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8' "  # type: ignore[arg-type]
+            "LC_COLLATE 'C' LC_CTYPE 'C'"
+        )
+    url = server.rsplit("/", 1)[0] + "/" + name
+    try:
+        yield url
+    finally:
+        close_pools(url)
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

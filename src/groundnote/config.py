@@ -318,6 +318,16 @@ class SearchConfig(_Section):
             "the local model; another model needs its own)."
         ),
     )
+    entity_min_similarity: float = Field(
+        0.85,
+        ge=-1,
+        le=1,
+        description=(
+            "entity_resolve's last tier (only when no name scores 0.50 or more) suggests a name "
+            "from this cosine similarity on (short names bunch closer than texts; calibrated "
+            "for the local model)."
+        ),
+    )
     threads: int = Field(
         1,
         ge=1,

@@ -209,7 +209,7 @@ def test_check_finds_missing_vectors_and_rebuild_vectors_mends_them(
     assert "run `groundnote rebuild vectors --scope sales`" in bad.output
     mended = runner.invoke(cli, [*home, "rebuild", "vectors", "--scope", "sales"], env=env)
     assert mended.exit_code == 0, mended.output
-    assert f"{len(RULES) + 1} rules and sources embedded" in mended.output
+    assert f"{len(RULES) + 1} rules and sources and 0 entity names embedded" in mended.output
     assert runner.invoke(cli, [*home, "check"], env=env).exit_code == 0
 
 

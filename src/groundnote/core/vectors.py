@@ -8,7 +8,7 @@ a model call into their write transactions; bulk writers (mail import) call `cat
 progress bar themselves, and `rebuild` re-embeds everything (after a change of model).
 
 Search is exact: each process keeps the scope's vectors of the configured model as one
-float16 matrix per kind and compares the query with every row (bench/semantic.py). The
+matrix per kind (embedding/matrix.py) and compares the query with every row. The
 matrix catches up by `text_vector.id`, which every write assigns anew; a rebuild is announced
 through the change record (`store.changes`) so every process re-reads it whole. Vectors of
 another model are never read: a model change re-embeds, never mixes.
@@ -19,17 +19,14 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
-from usearch.compiled import MetricKind
-from usearch.index import search
 
 from groundnote.config import SearchConfig
 from groundnote.domain.progress import Progress
 from groundnote.embedding import Embedder, embedder_for
 from groundnote.embedding.base import Matrix, Vector
+from groundnote.embedding.matrix import VectorRows
 from groundnote.store import Database
 from groundnote.store import changes as change_record
 from groundnote.store.changes import Watch
@@ -136,52 +133,6 @@ def _pending(
     return found, newest
 
 
-@dataclass
-class _Rows:
-    """The loaded vectors of one kind as float16 (half the memory and the bytes a search reads;
-    the ranking is unchanged at this precision), a matrix grown by doubling, each row's seq."""
-
-    matrix: npt.NDArray[np.float16]
-    seqs: npt.NDArray[np.int64]
-    size: int = 0
-
-    @classmethod
-    def empty(cls, dim: int) -> _Rows:
-        return cls(np.zeros((0, dim), dtype=np.float16), np.zeros(0, dtype=np.int64))
-
-    def put(self, seq: int, row: Vector, where: dict[int, int]) -> None:
-        at = where.get(seq)
-        if at is None:
-            if self.size == len(self.seqs):
-                grown = max(1024, 2 * self.size)
-                self.matrix = np.resize(self.matrix, (grown, self.matrix.shape[1]))
-                self.seqs = np.resize(self.seqs, grown)
-            at = where[seq] = self.size
-            self.size += 1
-        self.matrix[at] = row
-        self.seqs[at] = seq
-
-    def nearest(self, query: Vector, k: int, floor: float) -> list[tuple[int, float]]:
-        """Exact: every row is compared (usearch's SIMD inner product over float16 measured
-        twice as fast as numpy's float32 product at 100,000 rows; bench/semantic.py)."""
-        if self.size == 0:
-            return []
-        found = search(
-            self.matrix[: self.size],
-            query.astype(np.float16),
-            min(k, self.size),
-            MetricKind.IP,
-            exact=True,
-            threads=1,
-        )
-        scored = [
-            (int(self.seqs[at]), 1.0 - float(d))
-            for at, d in zip(found.keys, found.distances, strict=True)
-        ]
-        scored.sort(key=lambda item: (-item[1], item[0]))
-        return [(seq, score) for seq, score in scored if score >= floor]
-
-
 class VectorIndex:
     """One process's copy of a scope's vectors of one model; thread-safe."""
 
@@ -194,7 +145,7 @@ class VectorIndex:
 
     def _reset(self) -> None:
         dim = self._embedder.dimension
-        self._rows = {kind: _Rows.empty(dim) for kind in KINDS}
+        self._rows = {kind: VectorRows(dim) for kind in KINDS}
         self._where: dict[str, dict[int, int]] = {kind: {} for kind in KINDS}
         self._loaded_id = 0
         # Texts up to these seqs are known to have a vector (None: not looked yet).
@@ -233,12 +184,19 @@ class VectorIndex:
         """The `k` texts of `kind` most similar to `query` from `floor` on, best first."""
         with self._lock:
             self._refresh()
-            return self._rows[kind].nearest(query, k, floor)
+            return [(seq, score) for _, seq, score in self._rows[kind].nearest(query, k, floor)]
 
     def __len__(self) -> int:
         with self._lock:
             self._refresh()
-            return sum(rows.size for rows in self._rows.values())
+            return sum(len(rows) for rows in self._rows.values())
+
+    def _put(self, kind: str, seq: int, row: Vector) -> None:
+        slot = self._where[kind].get(seq)
+        if slot is None:
+            self._where[kind][seq] = self._rows[kind].add(seq, row)
+        else:
+            self._rows[kind].set(slot, seq, row)
 
     def _refresh(self) -> None:
         if not self._watch.moved():
@@ -255,7 +213,7 @@ class VectorIndex:
             ):
                 row = np.frombuffer(blob, dtype="<f4")
                 if len(row) == self._embedder.dimension:
-                    self._rows[kind].put(int(seq), row, self._where[kind])
+                    self._put(kind, int(seq), row)
                 self._loaded_id = max(self._loaded_id, int(vid))
             self._watch.advance(caught)
 

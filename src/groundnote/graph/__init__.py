@@ -13,6 +13,7 @@ from groundnote.graph.fts import fts_drift, rebuild_fts, rebuild_index
 from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
 from groundnote.graph.links import counted, read_link
 from groundnote.graph.models import LinkOut
+from groundnote.graph.name_vectors import name_vector_drift, rebuild_name_vectors
 from groundnote.graph.normalize import normalize
 from groundnote.graph.prompts import PROMPTS
 from groundnote.graph.queries import (
@@ -63,6 +64,7 @@ __all__ = [
     "entities_linked_to_rule",
     "entity_filter",
     "head_entities",
+    "name_vector_drift",
     "normalize",
     "path_items",
     "pending_counts",
@@ -70,6 +72,7 @@ __all__ = [
     "rebuild_closure",
     "rebuild_fts",
     "rebuild_index",
+    "rebuild_name_vectors",
     "resolve_has_room",
     "set_resolve_budget",
     "transfer",

@@ -59,6 +59,7 @@ from groundnote.graph.queries import (
     versions,
 )
 from groundnote.graph.resolve import resolve_key
+from groundnote.graph.semantic_tier import semantic_candidates
 from groundnote.graph.trigram import index_for
 
 __all__ = [
@@ -145,6 +146,9 @@ def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
     with db.read() as conn:
         found = resolve_key(conn, index_for(db), key, type=value.type, query=value.q)
         top_path = path_items(conn, found[0].id) if found else []
+    if not found:
+        # Only on a miss, and outside the read: the tier may first write pending name vectors.
+        found = semantic_candidates(db, ctx.config.search, value.q, type=value.type)
     candidates = [
         Candidate(
             id=m.id,

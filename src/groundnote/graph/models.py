@@ -83,7 +83,7 @@ LinkType = Literal[
     "supersedes",
 ]
 Status = Literal["active", "unconfirmed", "archived"]
-MatchKind = Literal["exact", "alias", "tokens", "typo", "initials", "similar"]
+MatchKind = Literal["exact", "alias", "tokens", "typo", "initials", "similar", "semantic"]
 
 
 class EntityOut(BaseModel):

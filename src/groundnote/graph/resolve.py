@@ -33,6 +33,7 @@ __all__ = [
     "path_names",
     "recall",
     "resolve_key",
+    "rows_of",
     "score_text",
 ]
 
@@ -153,7 +154,7 @@ def resolve_key(
             end += 1
         batch = {seq: (score, kind) for score, kind, seq in scored[start:end]}
         start = end
-        for row in _rows(conn, batch):
+        for row in rows_of(conn, batch):
             if row["status"] == "archived" or (type and row["type"] != type):
                 continue
             if row["id"] == exclude:
@@ -210,7 +211,8 @@ def _is_literal(match: Match, folded: str) -> bool:
     return any(text.strip().casefold() == folded for text in (match.name, *match.aliases))
 
 
-def _rows(conn: Connection, seqs: Iterable[int]) -> list[Row]:
+def rows_of(conn: Connection, seqs: Iterable[int]) -> list[Row]:
+    """The current rows of these entities with their level, as `Match.from_row` reads them."""
     wanted = list(seqs)
     marks = ",".join("?" * len(wanted))
     return conn.execute(

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from groundnote import core
+from groundnote import core, graph
 from groundnote.auth import (
     LOCAL_OPERATOR,
     add_person,
@@ -331,8 +331,14 @@ def _vector_problems(runtime: Runtime, report: dict[str, list[str]]) -> dict[str
     out = {}
     for scope in runtime.home.scope_names():
         key = f"scopes/{scope}.db"
-        drift = core.vector_drift(runtime.home.scope_db(scope), embedder, scope)
-        out[key] = [*report.get(key, []), *(f"core: {p}" for p in drift)]
+        db = runtime.home.scope_db(scope)
+        drift = core.vector_drift(db, embedder, scope)
+        names = graph.name_vector_drift(db, embedder, scope)
+        out[key] = [
+            *report.get(key, []),
+            *(f"core: {p}" for p in drift),
+            *(f"graph: {p}" for p in names),
+        ]
     return out
 
 

@@ -53,7 +53,8 @@ def rebuild_fts(session: CliSession, scope: str) -> None:
 
 @rebuild_group.command(
     "vectors",
-    help="Embed a scope's rules and sources again with the configured model (after a change of model).",
+    help="Embed a scope's rules, sources and entity names again with the configured model "
+    "(after a change of model).",
 )
 @click.option("--scope", required=True, help="The scope whose vectors to rebuild.")
 @click.pass_obj
@@ -63,10 +64,14 @@ def rebuild_vectors(session: CliSession, scope: str) -> None:
         embedder = embedder_for(session.runtime.config.search)
         with PhaseBars() as bars:
             texts = core.rebuild_vectors(db, embedder, bars)
+            names = graph.rebuild_name_vectors(db, embedder, bars)
     except GroundnoteError as exc:
         Console(stderr=True).print(f"[red]{exc.code}[/red]: {exc.message}\n{exc.remedy}")
         raise SystemExit(1) from exc
-    click.echo(f"vectors of {scope}: {texts} rules and sources embedded with {embedder.model_id}")
+    click.echo(
+        f"vectors of {scope}: {texts} rules and sources and {names} entity names embedded "
+        f"with {embedder.model_id}"
+    )
 
 
 @rebuild_group.command(
