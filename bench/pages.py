@@ -13,7 +13,8 @@ counts every page header shows.
 Each page is fetched by a signed-in person through the whole ASGI app in process (FastAPI's
 TestClient: session, registry, log row, Jinja rendering), --requests times after a warm-up;
 the time is the server's, without a socket. The neighbourhood SVG of the hub is measured in
-bytes and boxes drawn.
+bytes and boxes drawn. Search runs with full text only unless --semantic on: the generated
+texts have no vectors, and a store that far behind embeds a batch of them in every search.
 """
 
 from __future__ import annotations
@@ -223,6 +224,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
+        "--semantic",
+        choices=("on", "off"),
+        default="off",
+        help="search with embeddings too; the generated texts have no vectors, and a store "
+        "that far behind embeds a batch of them in every search, so on times the catch-up",
+    )
+    parser.add_argument(
         "--pages",
         help="time only the pages whose label contains one of these comma-separated words",
     )
@@ -243,6 +251,7 @@ def main() -> None:
             rt = open_runtime(home, clock=clock, environ={})
             ids, hub = generate(rt, args.n, rng)
             made.write_text(json.dumps([ids, hub]))
+        rt.config.search.semantic = args.semantic
         words = args.pages.split(",") if args.pages else None
         time_pages(rt, clock, ids, hub, args.n, args.requests, words)
 

@@ -192,15 +192,16 @@ def children_page(conn: Connection, entity_id: str, page: int) -> tuple[list[Tre
 
 
 def top_level_page(conn: Connection, page: int) -> tuple[list[TreeNode], int]:
+    # The page's ids first (entity_version_parent finds the top level), then the counts of
+    # children and what waits for those 50 only, not for every entity at the top.
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM entity_current k WHERE k.parent_id IS NULL "
-        "AND k.status <> 'archived' ORDER BY lower(k.name), k.id LIMIT ? OFFSET ?",
+        f"SELECT {_NODE_COLUMNS} FROM entity_current k WHERE k.id IN (SELECT p.id "
+        "FROM entity_current p WHERE p.parent_id IS NULL AND p.status <> 'archived' "
+        "ORDER BY lower(p.name), p.id LIMIT ? OFFSET ?) ORDER BY lower(k.name), k.id",
         (PAGE_SIZE, (page - 1) * PAGE_SIZE),
     ).fetchall()
-    total: int = conn.execute(
-        "SELECT count(*) FROM entity_current WHERE parent_id IS NULL AND status <> 'archived'"
-    ).fetchone()[0]
-    return [_node(r) for r in rows], total
+    total = conn.execute("SELECT n FROM tally WHERE name = 'top_level'").fetchone()
+    return [_node(r) for r in rows], int(total[0]) if total is not None else 0
 
 
 def level_counts(conn: Connection, entity_id: str, depth: int) -> dict[str, int]:

@@ -19,6 +19,8 @@ CREATE TABLE pending_item (
   kind TEXT NOT NULL CHECK (kind IN ('entity','link')), id TEXT NOT NULL, at TEXT NOT NULL,
   PRIMARY KEY (kind, id)) WITHOUT ROWID;
 CREATE INDEX pending_item_at ON pending_item(at, id, kind);
+-- The tree's top level, which otherwise reads every entity's versions for a page of 50.
+CREATE INDEX entity_version_parent ON entity_version(parent_id);
 
 CREATE TRIGGER pending_item_added AFTER INSERT ON pending_item BEGIN
   INSERT INTO tally (name, n) SELECT 'pending:' || NEW.kind, 1 WHERE 1

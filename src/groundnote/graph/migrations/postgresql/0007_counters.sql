@@ -9,6 +9,8 @@ CREATE TABLE pending_item (
   kind TEXT NOT NULL CHECK (kind IN ('entity','link')), id TEXT NOT NULL, at TEXT NOT NULL,
   PRIMARY KEY (kind, id));
 CREATE INDEX pending_item_at ON pending_item(at, id, kind);
+-- The tree's top level, which otherwise reads every entity's versions for a page of 50.
+CREATE INDEX entity_version_parent ON entity_version(parent_id);
 
 CREATE OR REPLACE FUNCTION tally_add(counter text, delta bigint) RETURNS void LANGUAGE sql AS $$
   INSERT INTO tally (name, n) VALUES (counter, delta) ON CONFLICT (name) DO UPDATE SET n = tally.n + delta
