@@ -92,7 +92,7 @@ def fill_counters(conn: Connection) -> int:
     conn.execute(
         "INSERT INTO tally (name, n) SELECT name, n FROM ("
         + _COUNTED.format(pending="SELECT kind FROM pending_item")
-        + ") c"
+        + ") c WHERE n > 0"
     )
     conn.execute("DELETE FROM log_tally")
     conn.execute(f"INSERT INTO log_tally (grant_id, operation, n) {_LOG_COUNTED}")

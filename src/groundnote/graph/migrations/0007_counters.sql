@@ -6,7 +6,7 @@
 -- Here and not in core: graph's 0004 and 0005 rebuilt search_log and source, so the triggers on
 -- them belong after those; and rules' counts sit beside the others in one table.
 --
--- tally: name → count. 'entities:<type>' and 'top_level' (entity_current, archived left out),
+-- tally: name → count, a name counted down to 0 removed (as a recount leaves it). 'entities:<type>' and 'top_level' (entity_current, archived left out),
 -- 'rules:<status>' (rule_state), 'sources:<kind>', 'pending:entity' and 'pending:link'.
 CREATE TABLE tally (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 -- The operation log counted by who and what, for the activity page's totals and its filters.
@@ -28,6 +28,7 @@ CREATE TRIGGER pending_item_added AFTER INSERT ON pending_item BEGIN
 END;
 CREATE TRIGGER pending_item_removed AFTER DELETE ON pending_item BEGIN
   UPDATE tally SET n = n - 1 WHERE name = 'pending:' || OLD.kind;
+  DELETE FROM tally WHERE n = 0;
 END;
 
 -- An entity's new version: its old current state counted out, the new one in, and whether it
@@ -51,6 +52,7 @@ CREATE TRIGGER entity_version_counted AFTER INSERT ON entity_version BEGIN
         AND (a.channel = 'approval' OR EXISTS (SELECT 1 FROM review r
              WHERE r.target = 'entity/' || a.id || '@' || a.version))), 0)
     GROUP BY v.id;
+  DELETE FROM tally WHERE n = 0;
 END;
 
 -- A review settles an entity's versions up to the one it names, or a proposed link.
@@ -109,6 +111,7 @@ CREATE TRIGGER rule_decision_counted AFTER INSERT ON rule_decision BEGIN
   INSERT INTO tally (name, n) SELECT 'rules:' || st.status, 1 FROM rule r
     JOIN rule_state st ON st.id = r.supersedes WHERE r.id = NEW.rule_id
     ON CONFLICT (name) DO UPDATE SET n = n + 1;
+  DELETE FROM tally WHERE n = 0;
 END;
 
 -- What the store holds already (graph/counters.py's fill_counters does the same).
@@ -122,12 +125,13 @@ INSERT INTO pending_item (kind, id, at)
   SELECT 'link', l.id, l.created_at FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL
     AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id);
 DELETE FROM tally;
-INSERT INTO tally (name, n)
-  SELECT 'entities:' || type, count(*) FROM entity_current WHERE status <> 'archived' GROUP BY type
+INSERT INTO tally (name, n) SELECT name, n FROM (
+  SELECT 'entities:' || type AS name, count(*) AS n FROM entity_current
+    WHERE status <> 'archived' GROUP BY type
   UNION ALL SELECT 'top_level', count(*) FROM entity_current
     WHERE status <> 'archived' AND parent_id IS NULL
   UNION ALL SELECT 'rules:' || status, count(*) FROM rule_state GROUP BY status
   UNION ALL SELECT 'sources:' || kind, count(*) FROM source GROUP BY kind
-  UNION ALL SELECT 'pending:' || kind, count(*) FROM pending_item GROUP BY kind;
+  UNION ALL SELECT 'pending:' || kind, count(*) FROM pending_item GROUP BY kind) c WHERE n > 0;
 INSERT INTO log_tally (grant_id, operation, n)
   SELECT grant_id, operation, count(*) FROM search_log GROUP BY grant_id, operation;

@@ -26,6 +26,7 @@ FOR EACH ROW EXECUTE FUNCTION pending_item_added();
 CREATE OR REPLACE FUNCTION pending_item_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE tally SET n = n - 1 WHERE name = 'pending:' || OLD.kind;
+  DELETE FROM tally WHERE n = 0;
   RETURN NULL;
 END $$;
 CREATE TRIGGER pending_item_removed AFTER DELETE ON pending_item
@@ -61,6 +62,7 @@ BEGIN
     END IF;
   END IF;
   PERFORM pending_entity_refresh(NEW.id);
+  DELETE FROM tally WHERE n = 0;
   RETURN NULL;
 END $$;
 CREATE TRIGGER entity_version_counted AFTER INSERT ON entity_version
@@ -135,6 +137,7 @@ FOR EACH ROW EXECUTE FUNCTION rule_decision_uncounted();
 CREATE OR REPLACE FUNCTION rule_decision_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM rule_status_count(NEW.rule_id, 1);
+  DELETE FROM tally WHERE n = 0;
   RETURN NULL;
 END $$;
 CREATE TRIGGER rule_decision_counted AFTER INSERT ON rule_decision
@@ -151,12 +154,13 @@ INSERT INTO pending_item (kind, id, at)
   SELECT 'link', l.id, l.created_at FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL
     AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id);
 DELETE FROM tally;
-INSERT INTO tally (name, n)
-  SELECT 'entities:' || type, count(*) FROM entity_current WHERE status <> 'archived' GROUP BY type
+INSERT INTO tally (name, n) SELECT name, n FROM (
+  SELECT 'entities:' || type AS name, count(*) AS n FROM entity_current
+    WHERE status <> 'archived' GROUP BY type
   UNION ALL SELECT 'top_level', count(*) FROM entity_current
     WHERE status <> 'archived' AND parent_id IS NULL
   UNION ALL SELECT 'rules:' || status, count(*) FROM rule_state GROUP BY status
   UNION ALL SELECT 'sources:' || kind, count(*) FROM source GROUP BY kind
-  UNION ALL SELECT 'pending:' || kind, count(*) FROM pending_item GROUP BY kind;
+  UNION ALL SELECT 'pending:' || kind, count(*) FROM pending_item GROUP BY kind) c WHERE n > 0;
 INSERT INTO log_tally (grant_id, operation, n)
   SELECT grant_id, operation, count(*) FROM search_log GROUP BY grant_id, operation;
