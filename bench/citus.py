@@ -163,7 +163,8 @@ def _round(
     with ThreadPoolExecutor(writers) as pool:
         list(pool.map(write, range(writers)))
     writes_per_s = sum(done) / (time.monotonic() - started)
-    resolve, search = [], []
+    load = os.getloadavg()[0]
+    resolve, search, create = [], [], []
     with httpx.Client(headers=headers, timeout=60) as client:
         for i in range(calls):
             scope, name = names[(i * 7919) % len(names)]
@@ -174,10 +175,17 @@ def _round(
             search.append(
                 _post(client, f"{base}/v1/search", {"scope": scope, "query": "Firma Lieferung"})
             )
+            # one client alone: the latency of a write, without the writers' contention
+            body = {"scope": scope, "type": "organisation", "name": f"Solo {uuid.uuid4().hex[:12]}"}
+            create.append(_post(client, f"{base}/v1/entities", body))
     return {
         "writes/s": writes_per_s,
+        "create p50 ms (1 client)": Timing(create).p50,
+        "resolve p50 ms": Timing(resolve).p50,
         "resolve p95 ms": Timing(resolve).p95,
+        "search p50 ms": Timing(search).p50,
         "search p95 ms": Timing(search).p95,
+        "load avg (1 min)": load,
     }
 
 
@@ -212,10 +220,19 @@ def main() -> None:
         for metric in pg:
             rows.append([count, metric, pg[metric], ct[metric], ct[metric] / pg[metric]])
     print_table(
-        f"{args.writers} HTTP writers for {args.seconds:.0f} s, then {args.calls} resolves and searches",
+        f"{args.writers} HTTP writers for {args.seconds:.0f} s, then {args.calls} resolves, "
+        "searches and single creates (one client); every process on the same 2 cores",
         ["servers", "measure", "postgresql", "citus", "citus/pg"],
         rows,
     )
+    print("\nextra latency per call on Citus against one PostgreSQL (p50, citus - pg), ms:")
+    for count in (1, 2, 3):
+        pg, ct = results[("postgresql", count)], results[("citus", count)]
+        extra = {
+            m.split(" p50")[0]: ct[m] - pg[m] for m in pg if " p50 " in m or m.endswith(" p50 ms")
+        }
+        print(f"  {count} server(s): " + ", ".join(f"{k} {v:+.1f}" for k, v in extra.items()))
+    print(f"load average at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

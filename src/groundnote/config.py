@@ -259,6 +259,18 @@ class ServerConfig(_Section):
     )
 
 
+class ResolveConfig(_Section):
+    index_budget_entities: int | None = Field(
+        1_000_000,
+        ge=1000,
+        description=(
+            "Entities this process keeps in the in-memory resolve indexes of all scopes "
+            "together (about 55 MB per 100,000, see docs/scaling.md); past it the least "
+            "recently used scope's index is dropped and rebuilt on its next use. null: no bound."
+        ),
+    )
+
+
 class StoreConfig(_Section):
     busy_timeout_seconds: float = Field(
         10.0,
@@ -345,6 +357,7 @@ class Config(_Section):
     impulses: ImpulsesConfig = Field(default_factory=ImpulsesConfig)
     knowledge: KnowledgeConfig = Field(default_factory=KnowledgeConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    resolve: ResolveConfig = Field(default_factory=ResolveConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
 

@@ -122,6 +122,8 @@ class Runtime:
         Servers call it on a background thread at start; `scopes` limits it to a grant's.
         """
         for scope in scopes if scopes is not None else self.home.scope_names():
+            if not graph.resolve_has_room():
+                break  # the budget is full: the other scopes are built on their first use
             graph.warm_resolve(self.home.scope_db(scope))
 
     def authenticate(self, token: str | None) -> Principal | None:
@@ -159,4 +161,5 @@ def open_runtime(
         database_url=config.database.url,
         pool_size=config.database.pool_size,
     )
+    graph.set_resolve_budget(config.resolve.index_budget_entities)
     return Runtime(home=opened, config=config, registry=build_registry())

@@ -36,7 +36,9 @@ RACES = 4  # names created through all three servers at once
 
 
 @contextmanager
-def _serve(home: Path) -> Iterator[str]:
+def serve(home: Path, environ: dict[str, str] | None = None) -> Iterator[str]:
+    """A `groundnote serve` process on the home (the test's database URL inherited), its base
+    URL once it answers; `environ` adds configuration (GROUNDNOTE_<KEY>)."""
     port = free_port()
     command = [
         sys.executable,
@@ -49,7 +51,11 @@ def _serve(home: Path) -> Iterator[str]:
         str(port),
     ]
     with subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(environ or {})},
     ) as process:
         base = f"http://127.0.0.1:{port}"
         try:
@@ -96,7 +102,7 @@ def test_three_servers_on_one_cluster(
     assert all(len(placed[f"scope_{scope}"].nodes) == 1 for scope in SCOPES), placed
 
     with ExitStack() as stack:
-        servers = [stack.enter_context(_serve(home_path)) for _ in range(SERVERS)]
+        servers = [stack.enter_context(serve(home_path)) for _ in range(SERVERS)]
 
         def writer(number: int) -> list[tuple[str, str, str]]:
             acknowledged = []

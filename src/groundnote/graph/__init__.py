@@ -23,7 +23,9 @@ from groundnote.graph.queries import (
     path_items,
     pending_counts,
 )
+from groundnote.graph.trigram import has_room as resolve_has_room
 from groundnote.graph.trigram import index_for
+from groundnote.graph.trigram import set_budget as set_resolve_budget
 from groundnote.store import Database, Subsystem, load_migrations
 
 
@@ -70,6 +72,8 @@ __all__ = [
     "rebuild_counters",
     "rebuild_fts",
     "rebuild_index",
+    "resolve_has_room",
+    "set_resolve_budget",
     "transfer",
     "warm_resolve",
 ]

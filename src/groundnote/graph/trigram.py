@@ -12,6 +12,10 @@ index lock on the file's snapshot connection, so the index only ever holds commi
 rolled back write never reaches it, and a write transaction (which holds the file's write
 lock) checks duplicates against the latest committed state.
 
+A process holds the indexes of the scopes in use within a budget of entities
+(`resolve.index_budget_entities`, `set_budget`): past it the least recently used scopes'
+indexes are emptied, and their next use rebuilds them as on first use (issue 16).
+
 Counting shared trigrams is the hot loop: generated and real names repeat a small vocabulary
 ("projekt", "vertrieb", "gmbh"), so a query's posting lists add up to 100,000 and more seqs.
 They are concatenated as int32 (a memcpy per list) and counted with numpy's bincount; the
@@ -24,7 +28,9 @@ from __future__ import annotations
 import threading
 import weakref
 from array import array
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -35,7 +41,7 @@ from groundnote.store import Database
 from groundnote.store.changes import Watch
 from groundnote.store.sql import Connection
 
-__all__ = ["CHANGE_KIND", "TrigramIndex", "index_for"]
+__all__ = ["CHANGE_KIND", "TrigramIndex", "has_room", "held_entities", "index_for", "set_budget"]
 
 # The change record's kind for a row of entity_fts; its ref is the row's rowid (entity.seq).
 CHANGE_KIND = "entity_fts"
@@ -84,16 +90,35 @@ class TrigramIndex:
     def built(self) -> bool:
         return self._built
 
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """The index lock around one read of the index, caught up first. The read counts as a
+        use for the process's budget (`set_budget`); the scopes it pushes out are emptied after
+        this lock is released, so that no thread ever holds two indexes' locks."""
+        victims: list[TrigramIndex] = []
+        try:
+            with self._lock:
+                self._ensure_built()
+                victims = _HELD.used(self, len(self._texts))
+                yield
+        finally:  # after a failed read too: the victims have left the LRU already
+            for victim in victims:
+                victim._evict()
+
     def warm(self) -> None:
         """Read everything committed now, so that the first resolve does not wait for it."""
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
+            pass
 
     def catch_up(self) -> None:
         """Take in what was committed since the last read (after a commit, to stay warm)."""
         with self._lock:
-            if self._built:
-                self._ensure_built()
+            if not self._built:
+                return  # evicted or never used: the next use reads everything committed
+            self._ensure_built()
+            victims = _HELD.used(self, len(self._texts))
+        for victim in victims:
+            victim._evict()
 
     def refresh(self, seqs: Iterable[int]) -> None:
         """Re-read these entities from the committed entity_fts; call after the commit."""
@@ -103,6 +128,9 @@ class TrigramIndex:
                 return  # the first use reads everything committed
             with self._watch.snapshot() as conn:
                 self._reread(conn, wanted)
+            victims = _HELD.used(self, len(self._texts))
+        for victim in victims:
+            victim._evict()
 
     def _reread(self, conn: Connection, wanted: list[int]) -> None:
         for start in range(0, len(wanted), _BATCH):
@@ -122,6 +150,15 @@ class TrigramIndex:
     def reset(self) -> None:
         """Forget everything; the next use rebuilds from entity_fts."""
         with self._lock:
+            self._clear()
+            self._watch.forget()
+            _HELD.dropped(self)
+
+    def _evict(self) -> None:
+        """Empty the index for the budget, unless it was used again since it was chosen."""
+        with self._lock:
+            if _HELD.holds(self):
+                return
             self._clear()
             self._watch.forget()
 
@@ -182,31 +219,26 @@ class TrigramIndex:
     # -- recall ----------------------------------------------------------------------------
 
     def texts(self, seq: int) -> tuple[str, ...]:
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             return self._texts.get(seq, ())
 
     def texts_of(self, seqs: Iterable[int]) -> dict[int, tuple[str, ...]]:
         """The texts of several entities under one lock; unknown seqs are left out."""
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             known = self._texts
             return {seq: known[seq] for seq in seqs if seq in known}
 
     def exact(self, key: str) -> set[int]:
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             return _get(self._exact, key)
 
     def by_initials(self, key: str, cap: int) -> list[int]:
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             return sorted(_get(self._initials, key))[:cap]
 
     def token_counts(self, tokens: Iterable[str]) -> tuple[int, list[int]]:
         """How many entities the index holds, and how many of them hold each token."""
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             held = self._tokens
             return len(self._texts), [held.get(t, 0) for t in tokens]
 
@@ -225,8 +257,7 @@ class TrigramIndex:
         grams = trigrams(key)
         if not grams:
             return []
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             pooled = array("i")
             for gram in grams:
                 posting = self._postings.get(gram)
@@ -269,8 +300,7 @@ class TrigramIndex:
         return ranked
 
     def __len__(self) -> int:
-        with self._lock:
-            self._ensure_built()
+        with self._reading():
             return len(self._texts)
 
 
@@ -309,6 +339,82 @@ def _remove(index: dict[str, _Seqs], key: str, seq: int) -> None:
         held.discard(seq)
         if len(held) == 1:
             index[key] = held.pop()
+
+
+class _Held:
+    """The built indexes of this process, least recently used first, with how many entities
+    each holds: a use that takes the total past the budget names the least recently used
+    others to empty (never the one in use, so one scope larger than the budget still works).
+    Entities, not bytes: the count is exact and cheap to keep, and an index's memory grows
+    with it (bench/resolve_memory.py measures the bytes per 100,000). Called under the used
+    index's lock; never takes an index's lock itself."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sizes: OrderedDict[int, tuple[weakref.ref[TrigramIndex], int]] = OrderedDict()
+        self._total = 0
+        self.budget: int | None = None
+
+    def used(self, index: TrigramIndex, entities: int) -> list[TrigramIndex]:
+        key = id(index)
+        with self._lock:
+            held = self._sizes.pop(key, None)
+            if held is not None:
+                self._total -= held[1]
+            self._sizes[key] = (weakref.ref(index, self._gone(key)), entities)
+            self._total += entities
+            victims = []
+            while self.budget is not None and self._total > self.budget and len(self._sizes) > 1:
+                _, (ref, size) = self._sizes.popitem(last=False)
+                self._total -= size
+                victim = ref()
+                if victim is not None:
+                    victims.append(victim)
+            return victims
+
+    def _gone(self, key: int) -> Any:
+        def forget(ref: weakref.ref[TrigramIndex]) -> None:
+            with self._lock:
+                held = self._sizes.get(key)
+                if held is not None and held[0] is ref:
+                    del self._sizes[key]
+                    self._total -= held[1]
+
+        return forget
+
+    def dropped(self, index: TrigramIndex) -> None:
+        with self._lock:
+            held = self._sizes.pop(id(index), None)
+            if held is not None:
+                self._total -= held[1]
+
+    def holds(self, index: TrigramIndex) -> bool:
+        with self._lock:
+            return id(index) in self._sizes
+
+    def total(self) -> int:
+        with self._lock:
+            return self._total
+
+
+_HELD = _Held()
+
+
+def set_budget(entities: int | None) -> None:
+    """How many entities this process's resolve indexes hold together at most (None: no
+    bound); `resolve.index_budget_entities`, set when a runtime opens. Takes effect from the
+    next use of an index."""
+    _HELD.budget = entities
+
+
+def held_entities() -> int:
+    """How many entities the built resolve indexes of this process hold together."""
+    return _HELD.total()
+
+
+def has_room() -> bool:
+    """Whether the budget leaves room for another scope's index (warming stops when not)."""
+    return _HELD.budget is None or _HELD.total() < _HELD.budget
 
 
 _INDEXES: weakref.WeakKeyDictionary[Database, TrigramIndex] = weakref.WeakKeyDictionary()

@@ -9,7 +9,7 @@ from groundnote.impulses.shapes import (
     RESOLVE_ENDPOINT,
     check_shape_dispatch,
 )
-from groundnote.impulses.table import prune_expired_impulses, prune_periodically
+from groundnote.impulses.table import prune_expired_impulses, prune_periodically, sweep_if_due
 from groundnote.impulses.transfer import EMPTY_ORG, IMPULSES_TRANSFER
 from groundnote.store import Subsystem, load_migrations
 
@@ -28,4 +28,5 @@ __all__ = [
     "lifecycle",
     "prune_expired_impulses",
     "prune_periodically",
+    "sweep_if_due",
 ]

@@ -2,7 +2,9 @@
 
 Audit records (`conceptUpkeepAuditLog`) are persistent unless `impulses.audit_ttl_seconds`
 sets a retention; rows with a past `expires_at` are removed by `prune_expired_impulses`, which
-`serve` runs every `impulses.prune_interval_seconds` (see `prune_periodically`).
+`serve` runs every `impulses.prune_interval_seconds` (see `prune_periodically`): once per
+interval across every process and app server of the home, whose turn is a row of the database
+(`impulse_sweep`), not a timer of one process.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,15 +23,17 @@ from groundnote.domain.errors import NotFound
 from groundnote.impulses.events import LifecyclePayload, lifecycle
 from groundnote.impulses.session import Session, new_id, row_dict
 from groundnote.store.home import Home
-from groundnote.store.sql import Row
+from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "Impulse",
+    "Swept",
     "get_impulse",
     "insert_impulse",
     "instant_after",
     "prune_expired_impulses",
     "prune_periodically",
+    "sweep_if_due",
 ]
 
 log = logging.getLogger("groundnote.impulses")
@@ -55,6 +60,11 @@ def _impulse(row: Row) -> Impulse:
 
 def instant_after(instant: str, seconds: int) -> str:
     moment = datetime.fromisoformat(instant.replace("Z", "+00:00")) + timedelta(seconds=seconds)
+    return format_instant(moment)
+
+
+def _instant_before(instant: str, seconds: float) -> str:
+    moment = datetime.fromisoformat(instant.replace("Z", "+00:00")) - timedelta(seconds=seconds)
     return format_instant(moment)
 
 
@@ -126,11 +136,56 @@ def prune_expired_impulses(home: Home, *, org: str | None = None) -> int:
     """Delete impulses whose expires_at has passed (of one org, or of all); rows without stay."""
     now = home.clock.instant()
     with home.instance.write() as conn:
-        rows = conn.execute(
-            "DELETE FROM impulse WHERE expires_at IS NOT NULL AND expires_at < ? "
-            "AND (? IS NULL OR org_id = ?) RETURNING *",
-            (now, org, org),
+        rows = _delete_expired(conn, now, org)
+    _announce(home, rows)
+    return len(rows)
+
+
+@dataclass(frozen=True)
+class Swept:
+    """A periodic sweep this process ran: when its turn began, and how many it removed."""
+
+    at: str
+    removed: int
+
+
+def sweep_if_due(home: Home, interval_seconds: float) -> Swept | None:
+    """The periodic sweep, if it is this process's turn: when the last sweep of any process
+    on the database began at least `interval_seconds` ago, take the turn and sweep in the same
+    transaction (a failed sweep gives the turn back); None when another process has swept
+    within the interval. Two processes asking at once: the conditional
+    UPDATE lets one through (SQLite serialises the writes; PostgreSQL re-checks the row the
+    other committed)."""
+    now = home.clock.instant()
+    with home.instance.write() as conn:
+        taken = conn.execute(
+            "UPDATE impulse_sweep SET last_at = ?, runs = runs + 1 "
+            "WHERE name = 'expiry' AND last_at <= ? RETURNING runs",
+            (now, _instant_before(now, interval_seconds)),
+        ).fetchone()
+        if taken is None:
+            return None
+        rows = _delete_expired(conn, now, None)
+    _announce(home, rows)
+    return Swept(now, len(rows))
+
+
+def _delete_expired(conn: Connection, now: str, org: str | None) -> list[Row]:
+    # Two statements rather than `? IS NULL OR org_id = ?`: PostgreSQL cannot type a
+    # parameter that is only compared with NULL.
+    if org is None:
+        return conn.execute(
+            "DELETE FROM impulse WHERE expires_at IS NOT NULL AND expires_at < ? RETURNING *",
+            (now,),
         ).fetchall()
+    return conn.execute(
+        "DELETE FROM impulse WHERE expires_at IS NOT NULL AND expires_at < ? AND org_id = ? "
+        "RETURNING *",
+        (now, org),
+    ).fetchall()
+
+
+def _announce(home: Home, rows: list[Row]) -> None:
     lifecycle(home).emit(
         [
             LifecyclePayload(
@@ -139,17 +194,17 @@ def prune_expired_impulses(home: Home, *, org: str | None = None) -> int:
             for r in rows
         ]
     )
-    return len(rows)
 
 
 async def prune_periodically(home: Home, interval_seconds: float) -> None:
-    """Run the sweep for ever, every `interval_seconds`; `serve` starts and cancels it."""
+    """Offer to sweep for ever, every `interval_seconds`; `serve` starts and cancels it. Every
+    server offers; `sweep_if_due` lets one of them sweep per interval."""
     while True:
         await asyncio.sleep(interval_seconds)
         try:
-            removed = await asyncio.to_thread(prune_expired_impulses, home)
+            swept = await asyncio.to_thread(sweep_if_due, home, interval_seconds)
         except Exception:
             log.exception("the impulse expiry sweep failed; it runs again in %ss", interval_seconds)
         else:
-            if removed:
-                log.info("impulse expiry sweep removed %d impulses", removed)
+            if swept is not None and swept.removed:
+                log.info("impulse expiry sweep removed %d impulses", swept.removed)
