@@ -497,6 +497,8 @@ def _snapshot(world: World) -> tuple[dict[str, int], dict[str, list[str]]]:
                 )
             ]
             for table in tables:
+                if table == "log_tally":
+                    continue  # the log's counts by actor and operation: the log, counted
                 if table == "search_log":
                     logs[path.name] = [
                         r[0] for r in conn.execute("SELECT outcome FROM search_log ORDER BY rowid")
