@@ -13,7 +13,8 @@ counts every page header shows.
 Each page is fetched by a signed-in person through the whole ASGI app in process (FastAPI's
 TestClient: session, registry, log row, Jinja rendering), --requests times after a warm-up;
 the time is the server's, without a socket. The neighbourhood SVG of the hub is measured in
-bytes and boxes drawn.
+bytes and boxes drawn. Search runs with full text only unless --semantic on: the generated
+texts have no vectors, and a store that far behind embeds a batch of them in every search.
 """
 
 from __future__ import annotations
@@ -223,6 +224,17 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
+        "--semantic",
+        choices=("on", "off"),
+        default="off",
+        help="search with embeddings too; the generated texts have no vectors, and a store "
+        "that far behind embeds a batch of them in every search, so on times the catch-up",
+    )
+    parser.add_argument(
+        "--pages",
+        help="time only the pages whose label contains one of these comma-separated words",
+    )
+    parser.add_argument(
         "--keep", type=Path, help="keep the generated home here; a home already there is reused"
     )
     args = parser.parse_args()
@@ -239,7 +251,9 @@ def main() -> None:
             rt = open_runtime(home, clock=clock, environ={})
             ids, hub = generate(rt, args.n, rng)
             made.write_text(json.dumps([ids, hub]))
-        time_pages(rt, clock, ids, hub, args.n, args.requests)
+        rt.config.search.semantic = args.semantic
+        words = args.pages.split(",") if args.pages else None
+        time_pages(rt, clock, ids, hub, args.n, args.requests, words)
 
 
 def generate(rt: Runtime, n: int, rng: random.Random) -> tuple[list[str], str]:
@@ -286,7 +300,13 @@ def pages_of(ids: list[str], hub: str) -> list[tuple[str, str]]:
 
 
 def time_pages(
-    rt: Runtime, clock: FixedClock, ids: list[str], hub: str, n: int, requests: int
+    rt: Runtime,
+    clock: FixedClock,
+    ids: list[str],
+    hub: str,
+    n: int,
+    requests: int,
+    words: list[str] | None = None,
 ) -> None:
     with contextlib.suppress(GroundnoteError):  # a kept home has the person already
         add_person(
@@ -297,6 +317,8 @@ def time_pages(
         assert client.get(f"/approval/login?token={token}").status_code == 200
         rows = []
         for label, path in pages_of(ids, hub):
+            if words and not any(w in label for w in words):
+                continue
             response = client.get(path)
             assert response.status_code == 200, (path, response.text[:500])
             timing = time_calls(lambda p=path: client.get(p), requests, warmup=3)

@@ -494,6 +494,8 @@ def _snapshot(world: World) -> tuple[dict[str, int], dict[str, dict[str, str]]]:
 
     def take(unit: str, conn: Any, tables: list[str]) -> None:
         for table in tables:
+            if table == "log_tally":
+                continue  # the log's counts by actor and operation: the log, counted
             if table == "search_log":
                 rows = conn.execute("SELECT id, outcome FROM search_log").fetchall()
                 logs[unit] = {r[0]: r[1] for r in rows}

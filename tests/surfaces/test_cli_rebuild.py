@@ -103,3 +103,27 @@ def test_every_command_a_message_names_exists() -> None:
             command, path = sub, [*path, word]
         shown = CliRunner().invoke(cli, [*path, "--help"])
         assert shown.exit_code == 0, shown.output
+
+
+def test_drifted_counters_are_found_and_mended(
+    runtime: Runtime, scope: str, home_path: Path
+) -> None:
+    _entities(runtime, scope)
+    runner = CliRunner()
+    home = ["--home", str(home_path)]
+    assert runner.invoke(cli, [*home, "check"]).exit_code == 0
+    conn = raw_connection(runtime, scope)
+    conn.execute("UPDATE tally SET n = n + 5 WHERE name = 'entities:department'")
+    conn.execute("DELETE FROM pending_item WHERE id = (SELECT min(id) FROM entity)")
+    conn.execute("UPDATE log_tally SET n = n + 1")
+    conn.close()
+
+    bad = runner.invoke(cli, [*home, "check"])
+    assert bad.exit_code == 1
+    assert "counter entities:department says 8, the store holds 3" in bad.output, bad.output
+    assert "pending_item lacks 1" in bad.output and "operation log's counts" in bad.output
+    assert sorted(set(_COMMAND.findall(bad.output))) == [f"rebuild counters --scope {scope}"]
+    mended = runner.invoke(cli, [*home, "rebuild", "counters", "--scope", scope])
+    assert mended.exit_code == 0, mended.output
+    clean = runner.invoke(cli, [*home, "check"])
+    assert clean.exit_code == 0, clean.output

@@ -27,6 +27,7 @@ GROUNDNOTE = [sys.executable, "-m", "groundnote"]
 def _comparable(status: dict[str, Any]) -> dict[str, Any]:
     for scope in status["scopes"]:
         scope["rows"].pop("search_log")
+        scope["rows"].pop("log_tally")  # the log counted by actor and operation
         scope.pop("file_bytes")
     return status
 

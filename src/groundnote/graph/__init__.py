@@ -9,6 +9,7 @@ from groundnote.graph import transfer
 from groundnote.graph.bundles import GROUP_PROVIDERS, entity_filter, head_entities
 from groundnote.graph.capabilities import CAPABILITIES
 from groundnote.graph.closure import closure_drift, rebuild_closure
+from groundnote.graph.counters import counter_drift, rebuild_counters
 from groundnote.graph.fts import fts_drift, rebuild_fts, rebuild_index
 from groundnote.graph.grouped import LinkedEntity, entities_linked_to_rule
 from groundnote.graph.links import counted, read_link
@@ -34,7 +35,7 @@ def projection_drift(db: Database) -> list[str]:
     with db.read() as conn:
         row = conn.execute("SELECT scope FROM meta").fetchone()
     scope = str(row[0]) if row is not None and row[0] else "SCOPE"
-    return closure_drift(db, scope) + fts_drift(db, scope)
+    return closure_drift(db, scope) + fts_drift(db, scope) + counter_drift(db, scope)
 
 
 SUBSYSTEM = Subsystem(
@@ -70,6 +71,7 @@ __all__ = [
     "pending_counts",
     "read_link",
     "rebuild_closure",
+    "rebuild_counters",
     "rebuild_fts",
     "rebuild_index",
     "rebuild_name_vectors",

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from groundnote.domain.guidance import PathItem
-from groundnote.graph.links import counted, kind_of, reply_links, stored_links
+from groundnote.graph.links import counted, kind_of, reply_links, stored_links, subtree_links
 from groundnote.graph.models import Entry, Group, LinkOut
-from groundnote.graph.queries import PAGE_SIZE, descendant_ids, path_items
+from groundnote.graph.queries import PAGE_SIZE, path_items
 from groundnote.store.sql import Connection
 
 __all__ = [
@@ -80,19 +80,15 @@ def entity_groups(
     page: int,
 ) -> tuple[list[Group], int]:
     """One page of the grouped entries about entity_id and its subtree, and the total."""
-    subtree = descendant_ids(conn, entity_id)
-    inside = {f"entity/{d}" for d in subtree}
     paths: dict[str, list[str]] = {}
     found: dict[str, list[Entry]] = {kind: [] for kind in GROUP_ORDER}
     seen: set[tuple[str, str]] = set()
-    for link in stored_links(conn, sorted(inside)):
-        if not (_open(link, now) and counted(link, min_confidence)):
-            continue
+    for end in subtree_links(conn, entity_id, min_confidence, now):
+        link = end.link
+        # The end inside the subtree is `here`; both ends inside: listed once, under the target.
         here, other = (
-            (link.to_ref, link.from_ref) if link.to_ref in inside else (link.from_ref, link.to_ref)
+            (link.to_ref, link.from_ref) if end.to_inside else (link.from_ref, link.to_ref)
         )
-        if other in inside and here == link.from_ref:
-            here, other = other, here  # both ends inside: list it once, under the target
         if (other, here) in seen:
             continue
         seen.add((other, here))

@@ -28,6 +28,7 @@ __all__ = [
     "read_link",
     "reply_links",
     "stored_links",
+    "subtree_links",
 ]
 
 # type → (kinds allowed at from, kinds allowed at to), DESIGN §8.1
@@ -209,6 +210,57 @@ def stored_links(conn: Connection, refs: list[str]) -> list[LinkOut]:
         (*refs, *refs),
     ).fetchall()
     return [_link_out(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class SubtreeLink:
+    link: LinkOut
+    from_inside: bool  # the from end is the entity or one below it
+    to_inside: bool
+
+
+def subtree_links(
+    conn: Connection, entity_id: str, min_confidence: float | None, now: str
+) -> list[SubtreeLink]:
+    """The open links that `counted` counts with an end on the entity or below it, newest
+    first, found through the closure: the database drops the others, so a subtree of 10,000
+    entities costs its links, not a row for every link of every entity in it."""
+    inside = (
+        "EXISTS (SELECT 1 FROM entity_closure c WHERE c.ancestor_id = ? "
+        "AND substr(l.{end}, 1, 7) = 'entity/' AND c.descendant_id = substr(l.{end}, 8))"
+    )
+    confident = (
+        ""
+        if min_confidence is None
+        else " OR (NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id) "
+        "AND coalesce(l.confidence, 0) >= ?)"
+    )
+    rows = conn.execute(
+        f"SELECT {_LINK_COLUMNS}, {inside.format(end='from_ref')} AS from_inside, "
+        f"{inside.format(end='to_ref')} AS to_inside FROM link l WHERE l.seq IN ("
+        "SELECT k.seq FROM entity_closure c JOIN link k ON k.to_ref = 'entity/' || c.descendant_id "
+        "WHERE c.ancestor_id = ? UNION SELECT k.seq FROM entity_closure c "
+        "JOIN link k ON k.from_ref = 'entity/' || c.descendant_id WHERE c.ancestor_id = ?) "
+        "AND l.valid_from <= ? AND (l.valid_to IS NULL OR l.valid_to > ?) "
+        "AND (l.origin <> 'proposed' OR EXISTS (SELECT 1 FROM review r "
+        f"WHERE r.target = 'link/' || l.id AND r.verdict = 'confirm'){confident}) "
+        "ORDER BY l.seq DESC",
+        (
+            entity_id,
+            entity_id,
+            entity_id,
+            entity_id,
+            now,
+            now,
+            *(() if min_confidence is None else (min_confidence,)),
+        ),
+    ).fetchall()
+    return [
+        SubtreeLink(
+            link=_link_out(r), from_inside=bool(r["from_inside"]), to_inside=bool(r["to_inside"])
+        )
+        for r in rows
+    ]
 
 
 def _instant(day_or_instant: str) -> str:

@@ -11,7 +11,6 @@ from groundnote.store.sql import Connection, Row
 
 __all__ = [
     "PAGE_SIZE",
-    "PENDING_ENTITIES_SQL",
     "TREE_MAX_DEPTH",
     "TREE_MAX_NODES",
     "approval_url",
@@ -48,15 +47,6 @@ PENDING_VERSIONS_SQL = (
     "SELECT v.* FROM entity_version v WHERE v.channel IN ('mcp','api') AND v.version > "
     + SETTLED.format(id="v.id")
 )
-# The ids of the entities PENDING_VERSIONS_SQL holds versions of, in one pass over the versions
-# instead of one subquery per version: an entity waits when its newest agent version is newer
-# than the newest version a person settled (written on the approval channel, or reviewed).
-PENDING_ENTITIES_SQL = """SELECT t.id FROM (SELECT v.id,
-    max(CASE WHEN v.channel IN ('mcp','api') THEN v.version END) AS agent,
-    coalesce(max(CASE WHEN v.channel = 'approval' OR r.target IS NOT NULL THEN v.version END), 0)
-      AS settled
-  FROM entity_version v LEFT JOIN review r ON r.target = 'entity/' || v.id || '@' || v.version
-  GROUP BY v.id) t WHERE t.agent > t.settled"""
 PENDING_LINKS_SQL = (
     "SELECT l.* FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL "
     "AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id)"
@@ -64,10 +54,15 @@ PENDING_LINKS_SQL = (
 
 
 def pending_counts(conn: Connection) -> dict[str, int]:
-    """Entities with pending versions and proposed links without a review, for `status`."""
-    entities: int = conn.execute(f"SELECT count(*) FROM ({PENDING_ENTITIES_SQL}) p").fetchone()[0]
-    links: int = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) AS p").fetchone()[0]
-    return {"entities": entities, "links": links}
+    """Entities with pending versions and proposed links without a review, for `status`: the
+    counters graph/0007's triggers keep (graph/counters.py checks them against the above)."""
+    kept = {
+        str(r[0]): int(r[1])
+        for r in conn.execute(
+            "SELECT name, n FROM tally WHERE name IN ('pending:entity', 'pending:link')"
+        )
+    }
+    return {"entities": kept.get("pending:entity", 0), "links": kept.get("pending:link", 0)}
 
 
 CHILDREN = """(SELECT count(*) FROM entity_closure g JOIN entity_current h ON h.id = g.descendant_id
@@ -197,15 +192,16 @@ def children_page(conn: Connection, entity_id: str, page: int) -> tuple[list[Tre
 
 
 def top_level_page(conn: Connection, page: int) -> tuple[list[TreeNode], int]:
+    # The page's ids first (entity_version_parent finds the top level), then the counts of
+    # children and what waits for those 50 only, not for every entity at the top.
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM entity_current k WHERE k.parent_id IS NULL "
-        "AND k.status <> 'archived' ORDER BY lower(k.name), k.id LIMIT ? OFFSET ?",
+        f"SELECT {_NODE_COLUMNS} FROM entity_current k WHERE k.id IN (SELECT p.id "
+        "FROM entity_current p WHERE p.parent_id IS NULL AND p.status <> 'archived' "
+        "ORDER BY lower(p.name), p.id LIMIT ? OFFSET ?) ORDER BY lower(k.name), k.id",
         (PAGE_SIZE, (page - 1) * PAGE_SIZE),
     ).fetchall()
-    total: int = conn.execute(
-        "SELECT count(*) FROM entity_current WHERE parent_id IS NULL AND status <> 'archived'"
-    ).fetchone()[0]
-    return [_node(r) for r in rows], total
+    total = conn.execute("SELECT n FROM tally WHERE name = 'top_level'").fetchone()
+    return [_node(r) for r in rows], int(total[0]) if total is not None else 0
 
 
 def level_counts(conn: Connection, entity_id: str, depth: int) -> dict[str, int]:

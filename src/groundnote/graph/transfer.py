@@ -16,6 +16,7 @@ it, see nothing during the import: the rows passed them when they were first wri
 from __future__ import annotations
 
 from groundnote.graph.closure import fill_closure
+from groundnote.graph.counters import fill_counters
 from groundnote.graph.fts import fill_fts
 from groundnote.store.sql import Connection
 from groundnote.store.transfer import Table
@@ -38,3 +39,4 @@ TABLES = (
 def finish(conn: Connection) -> None:
     fill_closure(conn)
     fill_fts(conn)
+    fill_counters(conn)

@@ -20,6 +20,7 @@ from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
 from groundnote.graph import handlers as graph
 from groundnote.graph.capabilities import CAPABILITIES as GRAPH_CAPABILITIES
+from groundnote.graph.counters import log_counts, tallies
 from groundnote.graph.grouped import entity_groups
 from groundnote.graph.links import stored_links
 from groundnote.graph.models import PathInput, TreeInput, VersionOut
@@ -69,8 +70,8 @@ _NOT_A_READ = (
 )
 
 
-def _tallies(conn: Connection, sql: str) -> list[Tally]:
-    return [Tally(key=str(r[0]), count=int(r[1])) for r in conn.execute(sql)]
+def _is_read(operation: str) -> bool:
+    return operation in READ_OPERATIONS or operation.startswith("approval_")
 
 
 def _activity_row(row: Row) -> ActivityRow:
@@ -86,33 +87,29 @@ def _activity_row(row: Row) -> ActivityRow:
     )
 
 
+def _tallied(kept: dict[str, int], prefix: str) -> list[Tally]:
+    return [
+        Tally(key=name.removeprefix(prefix), count=n)
+        for name, n in sorted(kept.items())
+        if name.startswith(prefix) and n > 0
+    ]
+
+
 def scope_page(ctx: Context, value: ScopeInput) -> ScopePage:
     with ctx.scope_db(value.scope).read() as conn:
         latest = conn.execute(
             f"SELECT * FROM search_log WHERE {_NOT_A_READ} ORDER BY at DESC, id DESC LIMIT 10",
             READ_OPERATIONS,
         ).fetchall()
-        rules = _tallies(
-            conn, "SELECT status, count(*) FROM rule_state GROUP BY status ORDER BY status"
-        )
-        # The proposed rules from the tally: rule_state is a view, read once.
-        proposed = sum(t.count for t in rules if t.key == "proposed")
+        # Counted with every write (graph/counters.py), so the page reads them, not the store.
+        kept = tallies(conn)
         return ScopePage(
             scope=value.scope,
-            entities=_tallies(
-                conn,
-                "SELECT type, count(*) FROM entity_current WHERE status <> 'archived' "
-                "GROUP BY type ORDER BY type",
-            ),
-            rules=rules,
-            sources=_tallies(conn, "SELECT kind, count(*) FROM source GROUP BY kind ORDER BY kind"),
-            pending=counts(conn, proposed_rules=proposed),
-            top_level=int(
-                conn.execute(
-                    "SELECT count(*) FROM entity_current "
-                    "WHERE parent_id IS NULL AND status <> 'archived'"
-                ).fetchone()[0]
-            ),
+            entities=_tallied(kept, "entities:"),
+            rules=_tallied(kept, "rules:"),
+            sources=_tallied(kept, "sources:"),
+            pending=counts(conn),
+            top_level=kept.get("top_level", 0),
             latest=[_activity_row(r) for r in latest],
         )
 
@@ -339,19 +336,21 @@ def activity(ctx: Context, value: ActivityInput) -> ActivityPage:
         params.append(value.operation)
     clause = f"WHERE {' AND '.join(where)}" if where else ""
     with ctx.scope_db(value.scope).read() as conn:
-        total = int(conn.execute(f"SELECT count(*) FROM search_log {clause}", params).fetchone()[0])
         rows = conn.execute(
             f"SELECT * FROM search_log {clause} ORDER BY at DESC, id DESC LIMIT ? OFFSET ?",
             (*params, ACTIVITY_PAGE, (value.page - 1) * ACTIVITY_PAGE),
         ).fetchall()
-        actors = [
-            str(r[0])
-            for r in conn.execute("SELECT DISTINCT grant_id FROM search_log ORDER BY grant_id")
-        ]
-        operations = [
-            str(r[0])
-            for r in conn.execute("SELECT DISTINCT operation FROM search_log ORDER BY operation")
-        ]
+        # The totals and the filters' choices from the log's counters, not from the log.
+        counted = log_counts(conn)
+    total = sum(
+        c.n
+        for c in counted
+        if (value.reads or not _is_read(c.operation))
+        and value.actor in (None, "", c.actor)
+        and value.operation in (None, "", c.operation)
+    )
+    actors = sorted({c.actor for c in counted})
+    operations = sorted({c.operation for c in counted})
     return ActivityPage(
         scope=value.scope,
         actor=value.actor,

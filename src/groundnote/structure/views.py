@@ -10,7 +10,7 @@ from typing import Any
 from groundnote.core.sources import attachment_ref, attachments_of, replied_to, source_ref
 from groundnote.domain.guidance import PathItem
 from groundnote.domain.ids import scope_of
-from groundnote.graph.queries import PENDING_ENTITIES_SQL
+from groundnote.graph.counters import pending_page, tallies
 from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection, Row
 from groundnote.structure.models import (
@@ -38,16 +38,14 @@ __all__ = [
 ]
 
 
-def counts(conn: Connection, proposed_rules: int | None = None) -> Counts:
-    """What waits in a scope; `proposed_rules` when the caller has counted them already."""
-    entities = conn.execute(f"SELECT count(*) FROM ({PENDING_ENTITIES_SQL}) p").fetchone()[0]
-    links = conn.execute(f"SELECT count(*) FROM ({PENDING_LINKS_SQL}) p").fetchone()[0]
-    rules = (
-        proposed_rules
-        if proposed_rules is not None
-        else conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
+def counts(conn: Connection) -> Counts:
+    """What waits in a scope, from the counters kept with every write (graph/counters.py)."""
+    kept = tallies(conn)
+    return Counts(
+        entities=kept.get("pending:entity", 0),
+        links=kept.get("pending:link", 0),
+        rules=kept.get("rules:proposed", 0),
     )
-    return Counts(entities=int(entities), links=int(links), rules=int(rules))
 
 
 def _node(row: VersionRow) -> PathItem:
@@ -166,25 +164,15 @@ def pending_items(
     conn: Connection, *, limit: int, offset: int = 0
 ) -> tuple[int, list[EntityItem | LinkItem]]:
     """Every pending entity and link, newest first: (how many in all, the page asked for)."""
-    keys: list[tuple[str, str, str]] = [
-        (r[1], r[0], "entity")
-        for r in conn.execute(
-            f"SELECT p.id, max(p.changed_at) FROM ({PENDING_VERSIONS_SQL}) p GROUP BY p.id"
-        )
-    ]
-    keys += [
-        (r[1], r[0], "link")
-        for r in conn.execute(f"SELECT p.id, p.created_at FROM ({PENDING_LINKS_SQL}) p")
-    ]
-    keys.sort(reverse=True)
     page: list[EntityItem | LinkItem] = []
-    for at, item_id, kind in keys[offset : offset + limit]:
-        if kind == "entity":
-            page.append(_entity_item(conn, item_id, at))
+    for key in pending_page(conn, limit=limit, offset=offset):
+        if key.kind == "entity":
+            page.append(_entity_item(conn, key.id, key.at))
         else:
-            row = conn.execute("SELECT * FROM link WHERE id = ?", (item_id,)).fetchone()
+            row = conn.execute("SELECT * FROM link WHERE id = ?", (key.id,)).fetchone()
             page.append(_link_item(conn, row))
-    return len(keys), page
+    waiting = counts(conn)
+    return waiting.entities + waiting.links, page
 
 
 def _rule(conn: Connection, row: Row, with_links: bool) -> RuleView:
@@ -277,7 +265,7 @@ def rule_view(conn: Connection, rule_id: str) -> RuleView | None:
 
 
 def proposed_rules(conn: Connection, *, limit: int, offset: int = 0) -> tuple[int, list[RuleView]]:
-    total = conn.execute("SELECT count(*) FROM rule_state WHERE status = 'proposed'").fetchone()[0]
+    total = tallies(conn).get("rules:proposed", 0)
     rows = conn.execute(
         f"{_RULES} WHERE st.status = 'proposed' ORDER BY r.seq DESC LIMIT ? OFFSET ?",
         (limit, offset),

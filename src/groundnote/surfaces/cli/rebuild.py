@@ -39,6 +39,17 @@ def rebuild_closure(session: CliSession, scope: str) -> None:
 
 
 @rebuild_group.command(
+    "counters",
+    help="Recount a scope's counters (what it holds and what waits) from its rows.",
+)
+@click.option("--scope", required=True, help="The scope whose counters to rebuild.")
+@click.pass_obj
+def rebuild_counters(session: CliSession, scope: str) -> None:
+    counters = graph.rebuild_counters(_scope_db(session, scope))
+    click.echo(f"counters of {scope}: {counters} recounted")
+
+
+@rebuild_group.command(
     "fts", help="Rebuild a scope's full-text indexes (entity names, rules, sources)."
 )
 @click.option("--scope", required=True, help="The scope whose indexes to rebuild.")
