@@ -70,7 +70,7 @@ MIGRATE_SPEC = MigrateSpec(
     instance_subsystems=INSTANCE_SUBSYSTEMS,
     scope_subsystems=SCOPE_SUBSYSTEMS,
     scope_transfer=SCOPE_TRANSFER,
-    scope_kept=("text_vector", *knowledge.INDEX_TABLES),
+    scope_kept=("text_vector", "entity_vector", *knowledge.INDEX_TABLES),
     instance_transfers=(impulses.IMPULSES_TRANSFER,),
 )
 

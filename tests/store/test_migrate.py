@@ -126,6 +126,11 @@ class Original:
                 "VALUES (1, 'rule', 1, 'test-model', 2, ?)",
                 (b"\x00\x00\x80?\x00\x00\x00\x00",),
             )
+            conn.execute(
+                "INSERT INTO entity_vector (seq, text, model, dim, vector) "
+                "SELECT min(seq), 'Vertrieb', 'test-model', 2, ? FROM entity",
+                (b"\x00\x00\x80?\x00\x00\x00\x00",),
+            )
 
     def scope(self, runtime: Runtime, name: str) -> Scope:
         agent = runtime.authenticate(self.tokens[name])
@@ -179,6 +184,7 @@ def test_a_migrated_home_reads_the_same_on_postgresql(
         ("scope nord", "entity_version"),
         ("scope nord", "review"),
         ("scope nord", "text_vector"),
+        ("scope nord", "entity_vector"),
         ("scope sued-ost", "rule_decision"),
         ("scope sued-ost", "entity_closure"),
         ("instance", "grant_"),
