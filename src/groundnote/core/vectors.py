@@ -27,6 +27,7 @@ from groundnote.domain.progress import Progress
 from groundnote.embedding import Embedder, embedder_for
 from groundnote.embedding.base import Matrix, Vector
 from groundnote.embedding.matrix import VectorRows
+from groundnote.embedding.per_model import PerModel
 from groundnote.store import Database
 from groundnote.store import changes as change_record
 from groundnote.store.changes import Watch
@@ -218,18 +219,12 @@ class VectorIndex:
             self._watch.advance(caught)
 
 
-_INDEXES_LOCK = threading.Lock()
-_INDEXES: weakref.WeakKeyDictionary[Database, dict[str, VectorIndex]] = weakref.WeakKeyDictionary()
+_INDEXES: PerModel[Database, VectorIndex] = PerModel(VectorIndex)
 
 
 def vector_index(db: Database, embedder: Embedder) -> VectorIndex:
     """The process's index of `db` for `embedder`'s model, made on first use."""
-    with _INDEXES_LOCK:
-        per_model = _INDEXES.setdefault(db, {})
-        index = per_model.get(embedder.model_id)
-        if index is None:
-            index = per_model[embedder.model_id] = VectorIndex(db, embedder)
-        return index
+    return _INDEXES.get(db, embedder)
 
 
 def catch_up(db: Database, embedder: Embedder, progress: Progress | None = None) -> int:

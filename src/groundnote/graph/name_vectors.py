@@ -26,6 +26,7 @@ from groundnote.domain.progress import Progress
 from groundnote.embedding import Embedder
 from groundnote.embedding.base import Matrix, Vector
 from groundnote.embedding.matrix import VectorRows
+from groundnote.embedding.per_model import PerModel
 from groundnote.graph.trigram import CHANGE_KIND as TEXTS_CHANGED
 from groundnote.store import Database
 from groundnote.store import changes as change_record
@@ -254,18 +255,12 @@ class NameVectors:
                 self._pending.add(seq)
 
 
-_INDEXES_LOCK = threading.Lock()
-_INDEXES: weakref.WeakKeyDictionary[Database, dict[str, NameVectors]] = weakref.WeakKeyDictionary()
+_INDEXES: PerModel[Database, NameVectors] = PerModel(NameVectors)
 
 
 def name_vectors(db: Database, embedder: Embedder) -> NameVectors:
     """The process's name vectors of `db` for `embedder`'s model, made on first use."""
-    with _INDEXES_LOCK:
-        per_model = _INDEXES.setdefault(db, {})
-        found = per_model.get(embedder.model_id)
-        if found is None:
-            found = per_model[embedder.model_id] = NameVectors(db, embedder)
-        return found
+    return _INDEXES.get(db, embedder)
 
 
 def rebuild_name_vectors(db: Database, embedder: Embedder, progress: Progress | None = None) -> int:
