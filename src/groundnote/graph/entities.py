@@ -263,10 +263,6 @@ def create_entity(
     """Create one entity. `similar_check=False` is for bulk loads of a trusted set (the
     benchmark's generator): the literal duplicate check and every database check still run."""
     _check_type(config, type)
-    # Sent now and read after the checks: in a pipelined write (PostgreSQL) it travels with
-    # their first round trip instead of taking one of its own; under the write lock the
-    # answer cannot change meanwhile.
-    next_seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity")
     parent_level = _check_parent(conn, scope, parent_id)
     _check_depth(config, parent_level + 1)
     _refuse_literal(
@@ -278,7 +274,9 @@ def create_entity(
         else ([], [])
     )
     _refuse_similar(overridden, force, reason)
-    seq = next_seq.fetchone()[0]
+    # Read here, not sent ahead of the checks: on SQLite a cursor left unread by a refusal
+    # keeps its old snapshot, and the connection's next write is then refused as busy.
+    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)
     conn.execute(
         "INSERT INTO entity (seq, id, scope, created_at, created_by) VALUES (?, ?, ?, ?, ?)",
