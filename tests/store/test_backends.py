@@ -153,6 +153,26 @@ def test_writes_nobody_reads_are_seen_counted_and_refused_in_order(open_unit: Op
     assert _count(db, "max(seq)") == 4
 
 
+def test_a_write_reads_its_row_count_after_it_ends_and_recovers_at_a_savepoint(
+    open_unit: Opener,
+) -> None:
+    """Two ways callers use a write that pipeline mode must not break: `rowcount` read once the
+    `with` has ended (revoke_grant does), and a refusal inside a savepoint rolled back to it
+    while the write goes on (an import's refusal, the impulse audit)."""
+    db = open_unit("a")
+    migrate(db, "conformance", [COUNTER], NOW)
+    with db.write() as conn:
+        updated = conn.execute(NEXT, ("a",))
+    assert updated.rowcount == 1
+    with db.write() as conn:
+        conn.execute("SAVEPOINT attempt")
+        with pytest.raises(IntegrityError):
+            conn.execute("DELETE FROM counter WHERE seq = 1")  # the trigger refuses it
+            conn.execute("SELECT count(*) FROM counter").fetchone()
+        conn.execute("ROLLBACK TO SAVEPOINT attempt")
+        conn.execute(NEXT, ("b",))
+    assert _count(db) == 2 and _count(db, "max(seq)") == 2
+
 def test_units_do_not_see_each_others_tables(open_unit: Opener) -> None:
     one, other = open_unit("one"), open_unit("other")
     migrate(one, "conformance", [COUNTER], NOW)

@@ -41,7 +41,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -266,21 +266,30 @@ class _Deferred:
     server refused it or an earlier statement) arrives when it is read, so reading maps the
     error as `execute` does; `rowcount` waits for the result."""
 
-    __slots__ = ("_cursor", "_pipeline")
+    __slots__ = ("_conn", "_cursor", "_pipeline")
 
-    def __init__(self, cursor: psycopg.Cursor[Any], pipeline: psycopg.Pipeline) -> None:
+    def __init__(
+        self, conn: PgConnection, cursor: psycopg.Cursor[Any], pipeline: psycopg.Pipeline
+    ) -> None:
+        self._conn = conn
         self._cursor = cursor
         self._pipeline = pipeline
 
     @property
     def rowcount(self) -> int:
-        _synced(self._pipeline)
+        self._wait()
         return self._cursor.rowcount
 
     @property
     def description(self) -> Any:
-        _synced(self._pipeline)
+        self._wait()
         return self._cursor.description
+
+    def _wait(self) -> None:
+        # Read after its write ended (`cursor.rowcount` past the `with`): leaving the pipeline
+        # waited for every result already, and syncing a pipeline that is gone is an error.
+        if self._conn.pipeline is self._pipeline:
+            _synced(self._pipeline)
 
     def fetchone(self) -> Any:
         try:
@@ -325,6 +334,12 @@ class PgConnection:
         self._manager: Any = None
 
     def execute(self, sql: str, parameters: Parameters = (), /) -> Cursor:
+        if self.pipeline is not None and _ROLLBACK_TO.match(sql):
+            # A refusal inside a savepoint (an import, an audit) left the pipeline aborted:
+            # every later statement would fail as "pipeline aborted" until a sync. The error
+            # reached the caller, who is rolling back from it, so it is waited for and dropped.
+            with suppress(psycopg.Error):
+                self.pipeline.sync()
         if self.pipeline is not None and not parameters and _is_script(sql):
             self._leave_pipeline()
             cursor = self.execute(sql)  # failed: the write rolls back, no pipeline to resume
@@ -341,7 +356,7 @@ class PgConnection:
                 cursor.execute(translate(sql), values)
         except psycopg.Error as exc:
             raise mapped(exc) from exc
-        return cursor if self.pipeline is None else _Deferred(cursor, self.pipeline)
+        return cursor if self.pipeline is None else _Deferred(self, cursor, self.pipeline)
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
@@ -351,7 +366,7 @@ class PgConnection:
             cursor.executemany(translate(sql), [values for values, _ in rows])
         except psycopg.Error as exc:
             raise mapped(exc) from exc
-        return cursor if self.pipeline is None else _Deferred(cursor, self.pipeline)
+        return cursor if self.pipeline is None else _Deferred(self, cursor, self.pipeline)
 
     def sync(self) -> None:
         """Wait for every statement sent so far; raise the first error among them."""
@@ -387,6 +402,9 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
+
+
+_ROLLBACK_TO = re.compile(r"\s*ROLLBACK\s+TO\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1024)
