@@ -173,6 +173,7 @@ def test_a_write_reads_its_row_count_after_it_ends_and_recovers_at_a_savepoint(
         conn.execute(NEXT, ("b",))
     assert _count(db) == 2 and _count(db, "max(seq)") == 2
 
+
 def test_units_do_not_see_each_others_tables(open_unit: Opener) -> None:
     one, other = open_unit("one"), open_unit("other")
     migrate(one, "conformance", [COUNTER], NOW)
