@@ -12,9 +12,12 @@ CREATE INDEX pending_item_at ON pending_item(at, id, kind);
 -- The tree's top level, which otherwise reads every entity's versions for a page of 50.
 CREATE INDEX entity_version_parent ON entity_version(parent_id);
 
-CREATE OR REPLACE FUNCTION tally_add(counter text, delta bigint) RETURNS void LANGUAGE sql AS $$
-  INSERT INTO tally (name, n) VALUES (counter, delta) ON CONFLICT (name) DO UPDATE SET n = tally.n + delta
-$$;
+-- PL/pgSQL, not SQL functions: Citus cannot plan an SQL function's statements that use its
+-- parameters ("could not create distributed plan").
+CREATE OR REPLACE FUNCTION tally_add(counter text, delta bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO tally (name, n) VALUES (counter, delta) ON CONFLICT (name) DO UPDATE SET n = tally.n + delta;
+END $$;
 
 CREATE OR REPLACE FUNCTION pending_item_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -33,16 +36,18 @@ CREATE TRIGGER pending_item_removed AFTER DELETE ON pending_item
 FOR EACH ROW EXECUTE FUNCTION pending_item_removed();
 
 -- Whether one entity waits, from its versions (PENDING_VERSIONS_SQL for one id).
-CREATE OR REPLACE FUNCTION pending_entity_refresh(entity_key text) RETURNS void LANGUAGE sql AS $$
+CREATE OR REPLACE FUNCTION pending_entity_refresh(entity_key text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   DELETE FROM pending_item WHERE kind = 'entity' AND id = entity_key;
-  INSERT INTO pending_item (kind, id, at)
-    SELECT 'entity', v.id, max(v.changed_at) FROM entity_version v
+  WITH waiting AS (
+    SELECT v.id, max(v.changed_at) AS at FROM entity_version v
     WHERE v.id = entity_key AND v.channel IN ('mcp','api') AND v.version >
       coalesce((SELECT max(a.version) FROM entity_version a WHERE a.id = entity_key
         AND (a.channel = 'approval' OR EXISTS (SELECT 1 FROM review r
              WHERE r.target = 'entity/' || a.id || '@' || a.version))), 0)
-    GROUP BY v.id;
-$$;
+    GROUP BY v.id)
+  INSERT INTO pending_item (kind, id, at) SELECT 'entity', id, at FROM waiting;
+END $$;
 
 CREATE OR REPLACE FUNCTION entity_version_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -144,12 +149,15 @@ CREATE TRIGGER rule_decision_counted AFTER INSERT ON rule_decision
 FOR EACH ROW EXECUTE FUNCTION rule_decision_counted();
 
 -- What the store holds already (graph/counters.py's fill_counters does the same).
-INSERT INTO pending_item (kind, id, at)
-  SELECT 'entity', v.id, max(v.changed_at) FROM entity_version v WHERE v.channel IN ('mcp','api')
+-- As a CTE: Citus 13.2 deparses INSERT … SELECT … GROUP BY with this correlated subquery into
+-- invalid SQL for the worker ("AND ( IS NOT NULL)").
+WITH waiting AS (
+  SELECT v.id, max(v.changed_at) AS at FROM entity_version v WHERE v.channel IN ('mcp','api')
     AND v.version > coalesce((SELECT max(a.version) FROM entity_version a WHERE a.id = v.id
       AND (a.channel = 'approval' OR EXISTS (SELECT 1 FROM review r
            WHERE r.target = 'entity/' || a.id || '@' || a.version))), 0)
-  GROUP BY v.id;
+  GROUP BY v.id)
+INSERT INTO pending_item (kind, id, at) SELECT 'entity', id, at FROM waiting;
 INSERT INTO pending_item (kind, id, at)
   SELECT 'link', l.id, l.created_at FROM link l WHERE l.origin = 'proposed' AND l.valid_to IS NULL
     AND NOT EXISTS (SELECT 1 FROM review r WHERE r.target = 'link/' || l.id);
