@@ -86,16 +86,22 @@ def log_counts(conn: Connection) -> list[LogCount]:
 
 def fill_counters(conn: Connection) -> int:
     """Recompute every counter from the truth inside the caller's write; the counters set."""
+    # Each as WITH … INSERT … SELECT, not INSERT … SELECT FROM (subquery): Citus 13.2
+    # deparses the latter, with its GROUP BY, into invalid SQL for the worker.
     conn.execute("DELETE FROM pending_item")
-    conn.execute(f"INSERT INTO pending_item (kind, id, at) SELECT kind, id, at FROM ({_PENDING}) p")
-    conn.execute("DELETE FROM tally")
     conn.execute(
-        "INSERT INTO tally (name, n) SELECT name, n FROM ("
-        + _COUNTED.format(pending="SELECT kind FROM pending_item")
-        + ") c WHERE n > 0"
+        f"WITH p AS ({_PENDING}) INSERT INTO pending_item (kind, id, at) SELECT kind, id, at FROM p"
+    )
+    conn.execute("DELETE FROM tally")
+    counted = _COUNTED.format(pending="SELECT kind FROM pending_item")
+    conn.execute(
+        f"WITH c AS ({counted}) INSERT INTO tally (name, n) SELECT name, n FROM c WHERE n > 0"
     )
     conn.execute("DELETE FROM log_tally")
-    conn.execute(f"INSERT INTO log_tally (grant_id, operation, n) {_LOG_COUNTED}")
+    conn.execute(
+        f"WITH c AS ({_LOG_COUNTED}) "
+        "INSERT INTO log_tally (grant_id, operation, n) SELECT grant_id, operation, n FROM c"
+    )
     tally: int = conn.execute("SELECT count(*) FROM tally").fetchone()[0]
     logged: int = conn.execute("SELECT count(*) FROM log_tally").fetchone()[0]
     return tally + logged
