@@ -76,6 +76,14 @@ class Connection(Protocol):
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor: ...
 
+    def insert_rows(
+        self, table: str, names: Sequence[str], rows: Sequence[Sequence[Any]], /
+    ) -> None:
+        """`rows` (each its values in the order of `names`: text, numbers, None) into `table`,
+        in order, each row through the table's checks and row triggers as a single INSERT
+        would be; PostgreSQL runs the statement triggers once for all of them."""
+        ...
+
 
 def table_exists(conn: Connection, name: str) -> bool:
     """Whether the store unit behind `conn` (a file, a schema) has a table or view `name`."""
