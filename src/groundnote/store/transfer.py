@@ -241,7 +241,10 @@ def import_lines(
             if table.owner_column is not None:
                 row[table.owner_column] = owner
             if batch and (
-                name != batch_of or table.insert is not None or len(batch) >= _BATCH_ROWS
+                name != batch_of
+                or table.insert is not None
+                or len(batch) >= _BATCH_ROWS
+                or row.keys() != batch[0].keys()  # one statement names one set of columns
             ):
                 _insert(conn, batch_of, batch)
                 batch = []
