@@ -107,8 +107,8 @@ def test_a_killed_import_leaves_the_scope_empty(tmp_path: Path, database_url: st
     # Fewer entities on PostgreSQL, where the import slows with its size far more than on
     # SQLite (3,000 took 35 s here, 6,000 78 s, 30,000 had not ended after 16 minutes): its
     # counter triggers update the same few rows for every row written, and one transaction's
-    # old versions of them pile up unpruned. 4,000 still write some 15 MB before they commit.
-    entities = 30_000 if database_url is None else 4_000
+    # old versions of them pile up unpruned. 3,000 still write some 12 MB before they commit.
+    entities = 30_000 if database_url is None else 3_000
     file = tmp_path / "scope.jsonl"
     file.write_text("".join(f"{line}\n" for line in synthetic_export("copy", entities)), "utf-8")
     env = {**os.environ, "COLUMNS": "100"}
