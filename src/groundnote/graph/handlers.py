@@ -50,8 +50,8 @@ from groundnote.graph.queries import (
     PAGE_SIZE,
     TREE_MAX_DEPTH,
     TREE_MAX_NODES,
+    answered,
     children_page,
-    current,
     entity_out,
     level_counts,
     path_items,
@@ -81,13 +81,13 @@ def _author(ctx: Context) -> Author:
 
 def _entity(ctx: Context, scope: str, entity_id: str) -> tuple[EntityOut, list[PathItem]]:
     with ctx.scope_db(scope).read() as conn:
-        row = current(conn, entity_id)
+        row = answered(conn, entity_id)
         if row is None:
             raise NotFound(
                 f"The entity {entity_id} does not exist in scope {scope}.",
                 next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
             )
-        return entity_out(conn, row, ctx.public_url()), path_items(conn, entity_id)
+        return entity_out(row, ctx.public_url()), path_items(conn, entity_id)
 
 
 def _check_scope(scope: str, entity_id: str) -> None:
