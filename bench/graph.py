@@ -185,9 +185,13 @@ def lettered(rng: random.Random, count: int) -> list[str]:
     return list(names.values())
 
 
-def generate(n: int, rng: random.Random) -> list[tuple[str, str, list[str], int | None]]:
+# What `generate` makes and `load` writes.
+Plan = list[tuple[str, str, list[str], int | None]]
+
+
+def generate(n: int, rng: random.Random) -> Plan:
     """(type, name, aliases, parent index) in creation order, parents first."""
-    out: list[tuple[str, str, list[str], int | None]] = []
+    out: Plan = []
     group_size = min(10_000, n // 5)
     out.append(("organisation", "Konzern Holding AG", ["KH"], None))
     out.extend(("organisation", name, [], None) for name in lettered(rng, min(300, n // 100)))
@@ -251,6 +255,34 @@ def typo(rng: random.Random, text: str, edits: int) -> str:
     return "".join(chars)
 
 
+def load(rt: Runtime, scope: str, plan: Plan) -> list[str]:
+    """Write the plan into the scope with the writer's own `create_entity`, in transactions of
+    5,000, the similar-name check off (it would resolve every generated name; the literal check
+    and every database check run); the ids in plan order."""
+    db = rt.home.scope_db(scope)
+    author = Author.of("mcp", "grant:bench", rt.home.clock.instant(), "2026-11-30")
+    index = index_for(db)
+    ids: list[str] = []
+    for chunk in range(0, len(plan), 5000):
+        with db.write() as conn:
+            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
+                written = create_entity(
+                    conn,
+                    index,
+                    rt.config.graph,
+                    scope,
+                    author,
+                    type=type_,
+                    name=name,
+                    aliases=aliases,
+                    parent_id=None if parent is None else ids[parent],
+                    reason="generated",
+                    similar_check=False,
+                )
+                ids.append(written.id)
+    return ids
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -265,9 +297,7 @@ def timed(fn: Callable[[], object]) -> float:
 KINDS = ("exact", "unique-alias", "umlaut", "one-typo", "two-typo", "tokens", "initials")
 
 
-def queries_of(
-    plan: list[tuple[str, str, list[str], int | None]], rng: random.Random, per_kind: int
-) -> dict[str, list[tuple[str, int]]]:
+def queries_of(plan: Plan, rng: random.Random, per_kind: int) -> dict[str, list[tuple[str, int]]]:
     """(query, index of the generated entity) per kind."""
     kinds: dict[str, list[tuple[str, int]]] = {k: [] for k in KINDS}
     alias_count: dict[str, int] = {}
@@ -301,7 +331,6 @@ def footprint(home: Path, queries_file: Path) -> None:
     """The child of --footprint: the graph alone, in a fresh process (prints one JSON line)."""
     clock = FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC))
     rt = open_runtime(home, clock=clock, environ={})
-    rt.config.graph.max_depth = 16
     db = rt.home.scope_db("bench")
     opened = high_water()
     index = index_for(db)
@@ -370,33 +399,14 @@ def main() -> None:
     rt = open_runtime(home, clock=clock, environ={})
     rt.home.create_scope("bench")
     db = rt.home.scope_db("bench")
-    rt.config.graph.max_depth = 16
     call = caller(rt, "bench")
 
     plan = generate(args.n, rng)
-    author = Author.of("mcp", "grant:bench", clock.instant(), "2026-11-30")
-    index = index_for(db)
-    ids: list[str] = []
     start = time.perf_counter()
-    for chunk in range(0, len(plan), 5000):
-        with db.write() as conn:
-            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
-                written = create_entity(
-                    conn,
-                    index,
-                    rt.config.graph,
-                    "bench",
-                    author,
-                    type=type_,
-                    name=name,
-                    aliases=aliases,
-                    parent_id=None if parent is None else ids[parent],
-                    reason="generated",
-                    similar_check=False,
-                )
-                ids.append(written.id)
-    load = time.perf_counter() - start
-    print(f"generated {len(ids):,} entities in {load:.1f} s (bulk, literal + database checks)")
+    ids = load(rt, "bench", plan)
+    took = time.perf_counter() - start
+    print(f"generated {len(ids):,} entities in {took:.1f} s (bulk, literal + database checks)")
+    index = index_for(db)
     tracemalloc.start()
     start = time.perf_counter()
     size = len(index)

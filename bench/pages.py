@@ -33,14 +33,14 @@ from fastapi.testclient import TestClient
 
 from bench.common import print_table, time_calls
 from bench.graph import generate as plan_entities
+from bench.graph import load as load_entities
 from groundnote.auth import add_person, issue_login_link
 from groundnote.core.propose import insert_rule
 from groundnote.core.sources import insert_source
 from groundnote.domain.clock import FixedClock
 from groundnote.domain.errors import GroundnoteError
-from groundnote.graph.entities import Author, create_entity
+from groundnote.graph.entities import Author
 from groundnote.graph.links import propose_link
-from groundnote.graph.trigram import index_for
 from groundnote.runtime import Runtime, open_runtime
 from groundnote.surfaces.http import create_app
 
@@ -124,33 +124,6 @@ def load_rules(rt: Runtime, n: int, rng: random.Random) -> None:
                         "'approval')",
                         (f"{SCOPE}-{seq:04d}", now),
                     )
-
-
-def load_entities(rt: Runtime, n: int, rng: random.Random) -> list[str]:
-    db = rt.home.scope_db(SCOPE)
-    rt.config.graph.max_depth = 16
-    author = Author.of("mcp", "grant:bench", rt.home.clock.instant(), "2026-11-30")
-    index = index_for(db)
-    plan = plan_entities(n, rng)
-    ids: list[str] = []
-    for chunk in range(0, len(plan), 5000):
-        with db.write() as conn:
-            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
-                written = create_entity(
-                    conn,
-                    index,
-                    rt.config.graph,
-                    SCOPE,
-                    author,
-                    type=type_,
-                    name=name,
-                    aliases=aliases,
-                    parent_id=None if parent is None else ids[parent],
-                    reason="generated",
-                    similar_check=False,
-                )
-                ids.append(written.id)
-    return ids
 
 
 def load_links(rt: Runtime, ids: list[str], rules: int, rng: random.Random) -> tuple[str, int]:
@@ -261,7 +234,7 @@ def generate(rt: Runtime, n: int, rng: random.Random) -> tuple[list[str], str]:
     started = time.perf_counter()
     load_rules(rt, n, rng)
     print(f"rules and sources: {time.perf_counter() - started:.0f} s", flush=True)
-    ids = load_entities(rt, n, rng)
+    ids = load_entities(rt, SCOPE, plan_entities(n, rng))
     print(f"entities: {time.perf_counter() - started:.0f} s", flush=True)
     hub, confirmed = load_links(rt, ids, n, rng)
     load_log(rt, ids, n, rng)

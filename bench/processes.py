@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Timing
-from bench.graph import generate, typo
+from bench.graph import generate, load, typo
 from groundnote.auth import Principal, Right
 from groundnote.domain.clock import FixedClock
 from groundnote.domain.errors import DuplicateCandidate
@@ -49,34 +49,6 @@ AGENT = Principal(
     id="grant:bench", org="local", channels=frozenset({"mcp"}), rights={"*": Right.PROPOSE}
 )
 SCOPE = "bench"
-
-
-def _load(rt: Runtime, n: int, rng: random.Random) -> list[str]:
-    """N generated entities in transactions of 5,000 (the literal check on, as bench/graph)."""
-    db = rt.home.scope_db(SCOPE)
-    rt.config.graph.max_depth = 16
-    plan = generate(n, rng)
-    author = Author.of("mcp", "grant:bench", rt.home.clock.instant(), "2026-11-30")
-    index = index_for(db)
-    ids: list[str] = []
-    for chunk in range(0, len(plan), 5000):
-        with db.write() as conn:
-            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
-                written = create_entity(
-                    conn,
-                    index,
-                    rt.config.graph,
-                    SCOPE,
-                    author,
-                    type=type_,
-                    name=name,
-                    aliases=aliases,
-                    parent_id=None if parent is None else ids[parent],
-                    reason="generated",
-                    similar_check=False,
-                )
-                ids.append(written.id)
-    return [name for _, name, _, _ in plan]
 
 
 def _queries(names: list[str], rng: random.Random, count: int) -> list[str]:
@@ -305,7 +277,9 @@ def main() -> None:
     rt = open_runtime(home, clock=FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC)), environ={})
     rt.home.create_scope(SCOPE)
     t0 = time.perf_counter()
-    names = _load(rt, args.n, rng)
+    plan = generate(args.n, rng)
+    load(rt, SCOPE, plan)
+    names = [name for _, name, _, _ in plan]
     print(f"N = {args.n:,} entities, generated in {time.perf_counter() - t0:.1f} s")
     index_for(rt.home.scope_db(SCOPE)).warm()
     queries = _queries(names, rng, args.queries)

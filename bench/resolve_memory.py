@@ -30,8 +30,8 @@ from pathlib import Path
 
 from bench.common import Timing
 from bench.graph import generate, typo
+from bench.graph import load as load_plan
 from groundnote.domain.clock import FixedClock
-from groundnote.graph.entities import Author, create_entity
 from groundnote.graph.normalize import normalize
 from groundnote.graph.resolve import resolve_key
 from groundnote.graph.trigram import held_entities, index_for, set_budget
@@ -47,23 +47,11 @@ def rss_mb() -> float:
 
 
 def load(rt: Runtime, scope: str, n: int, rng: random.Random) -> list[str]:
-    """N generated entities in transactions of 5,000 (without the similar check)."""
+    """N generated entities in transactions of 5,000 (without the similar check); their names."""
     rt.home.create_scope(scope)
-    db = rt.home.scope_db(scope)
     plan = generate(n, rng)
-    author = Author.of("mcp", "grant:bench", rt.home.clock.instant(), "2026-11-30")
-    index = index_for(db)
-    ids: list[str] = []
-    for chunk in range(0, len(plan), 5000):
-        with db.write() as conn:
-            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
-                written = create_entity(
-                    conn, index, rt.config.graph, scope, author, type=type_, name=name,
-                    aliases=aliases, parent_id=None if parent is None else ids[parent],
-                    reason="generated", similar_check=False,
-                )  # fmt: skip
-                ids.append(written.id)
-    index.reset()  # the bench builds it when it measures
+    load_plan(rt, scope, plan)
+    index_for(rt.home.scope_db(scope)).reset()  # the bench builds it when it measures
     return [name for _, name, _, _ in plan]
 
 

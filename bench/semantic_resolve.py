@@ -34,10 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import print_table, time_calls
-from bench.graph import caller, generate, typo
+from bench.graph import caller, generate, load, typo
 from groundnote.domain.clock import FixedClock
 from groundnote.embedding import embedder_for
-from groundnote.graph.entities import Author, create_entity
 from groundnote.graph.name_vectors import name_vectors
 from groundnote.graph.trigram import index_for
 from groundnote.runtime import open_runtime
@@ -61,29 +60,9 @@ def main() -> None:
     clock = FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC))
     rt = open_runtime(home, clock=clock, environ={"GROUNDNOTE_SEARCH__SEMANTIC": "on"})
     rt.home.create_scope("bench")
-    rt.config.graph.max_depth = 16
     db = rt.home.scope_db("bench")
     plan = generate(args.n, rng)
-    author = Author.of("mcp", "grant:bench", clock.instant(), "2026-11-30")
-    index = index_for(db)
-    ids: list[str] = []
-    for chunk in range(0, len(plan), 5000):
-        with db.write() as conn:
-            for type_, name, aliases, parent in plan[chunk : chunk + 5000]:
-                written = create_entity(
-                    conn,
-                    index,
-                    rt.config.graph,
-                    "bench",
-                    author,
-                    type=type_,
-                    name=name,
-                    aliases=aliases,
-                    parent_id=None if parent is None else ids[parent],
-                    reason="generated",
-                    similar_check=False,
-                )
-                ids.append(written.id)
+    ids = load(rt, "bench", plan)
     embedder = embedder_for(rt.config.search)
     with db.read() as conn:
         texts = [
@@ -104,7 +83,7 @@ def main() -> None:
             ],
         )
     print(f"{len(ids):,} entities, {len(texts):,} names and aliases with a vector")
-    len(index)  # the trigram index is built before anything is timed
+    len(index_for(db))  # the trigram index is built before anything is timed
 
     held = name_vectors(db, embedder)
     started = time.perf_counter()
