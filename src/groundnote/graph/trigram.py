@@ -69,11 +69,13 @@ class TrigramIndex:
 
     # -- keeping in step -------------------------------------------------------------------
 
-    def _ensure_built(self) -> None:
+    def _ensure_built(self, *, committed: bool = False) -> None:
         """Build on first use, else catch up with what was committed since the last look;
-        called under the lock at the start of every read of the index."""
+        called under the lock at the start of every read of the index. `committed`: right
+        after this process's own commit, which moved the record, so the fast path's question
+        (a round trip on PostgreSQL) is not asked."""
         db = self._db()
-        if db is None or not self._watch.moved():
+        if db is None or not (committed or self._watch.moved()):
             return
         with self._watch.snapshot() as conn:
             caught = self._watch.since(conn, CHANGE_KIND)
@@ -111,11 +113,12 @@ class TrigramIndex:
             pass
 
     def catch_up(self) -> None:
-        """Take in what was committed since the last read (after a commit, to stay warm)."""
+        """Take in what was committed since the last read; called after a commit of this
+        process (fts.published), to stay warm."""
         with self._lock:
             if not self._built:
                 return  # evicted or never used: the next use reads everything committed
-            self._ensure_built()
+            self._ensure_built(committed=True)
             victims = _HELD.used(self, len(self._texts))
         for victim in victims:
             victim._evict()

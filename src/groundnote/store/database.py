@@ -124,6 +124,23 @@ class Database(ABC):
         ).fetchone()
         return version, newest, oldest
 
+    def changes_since(
+        self, conn: Connection, seen: int, kind: str
+    ) -> tuple[int, int, int | None, frozenset[str]]:
+        """In the snapshot `conn`: `change_bounds_in`, and the distinct refs of `kind`
+        recorded after `seen` (up to the newest, the snapshot's own)."""
+        version, newest, oldest = self.change_bounds_in(conn)
+        if newest <= seen:
+            return version, newest, oldest, frozenset()
+        refs = frozenset(
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT ref FROM change_record WHERE seq > ? AND seq <= ? AND kind = ?",
+                (seen, newest, kind),
+            )
+        )
+        return version, newest, oldest, refs
+
     @abstractmethod
     def integrity_problems(self) -> list[str]:
         """The engine's own check of the unit's storage and its foreign keys."""

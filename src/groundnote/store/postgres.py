@@ -849,6 +849,19 @@ class PostgresDatabase(Database):
         ).fetchone()
         return newest, newest, oldest
 
+    def changes_since(
+        self, conn: Connection, seen: int, kind: str
+    ) -> tuple[int, int, int | None, frozenset[str]]:
+        """One round trip: the bounds and the refs in one statement, each part on its index
+        (the snapshot is REPEATABLE READ, so every part sees the same newest seq)."""
+        newest, oldest, refs = conn.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM change_record), "
+            "(SELECT min(seq) FROM change_record), "
+            "ARRAY(SELECT DISTINCT ref FROM change_record WHERE seq > ? AND kind = ?)",
+            (seen, kind),
+        ).fetchone()
+        return newest, newest, oldest, frozenset(refs)
+
     # -- what `check` and `status` ask --------------------------------------------------------
 
     def integrity_problems(self) -> list[str]:

@@ -97,22 +97,16 @@ class Watch:
         """The refs of `kind` changed after `seen`, read in the snapshot `conn`."""
         # Inside the snapshot the version is the snapshot's: a commit after it changes the
         # value `moved` sees, so it is caught up on the next read, never missed.
-        self._version, newest, oldest = self._database().change_bounds_in(conn)
         seen = self.seen
         if seen is None:
+            self._version, newest, _ = self._database().change_bounds_in(conn)
             return Caught(newest, frozenset(), everything=True)
+        self._version, newest, oldest, refs = self._database().changes_since(conn, seen, kind)
         if newest == seen:
             return Caught(newest, frozenset(), everything=False)
         if oldest is None or seen < oldest - 1 or newest < seen:
             # Pruned past what we saw, or a file replaced under us: the rows cannot tell.
             return Caught(newest, frozenset(), everything=True)
-        refs = frozenset(
-            row[0]
-            for row in conn.execute(
-                "SELECT DISTINCT ref FROM change_record WHERE seq > ? AND seq <= ? AND kind = ?",
-                (seen, newest, kind),
-            )
-        )
         return Caught(newest, refs - {EVERYTHING}, everything=EVERYTHING in refs)
 
     def _database(self) -> Database:
