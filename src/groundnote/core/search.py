@@ -370,6 +370,9 @@ def search_scope(
         base = ctx.public_url()
         rules = rules_by_id(conn, [h.rule_id for h, _ in matched], today=today, approval_base=base)
         builder = composition.builder()
+        # the bundles of one page read their groups together (BundleContext.for_page)
+        page = tuple(rules[h.rule_id] for h, _ in matched)
+        page_memo: dict[str, Any] = {}
         found = []
         for h, match in matched:
             bundle = builder.build(
@@ -382,6 +385,8 @@ def search_scope(
                     include_proposed=value.include_proposed,
                     approval_base=base,
                     config=ctx.config,
+                    page=page,
+                    page_memo=page_memo,
                 )
             )
             bundle.head.match = match  # type: ignore[assignment]
