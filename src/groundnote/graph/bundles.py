@@ -195,16 +195,18 @@ class _RuleQuery:
 def _rule_rows(
     ctx: BundleContext, queries: list[_RuleQuery], params: dict[str, Any]
 ) -> dict[str, list[Row]]:
-    """The rows of every query for the whole page, by their `key`."""
+    """The rows of every query for the whole page, by their `key`: one statement."""
     out: dict[str, list[Row]] = {}
-    for query in queries:
-        for row in ctx.conn.execute(
-            f"SELECT {_RULE_COLUMNS}, {query.via} AS via, {query.key} AS page_key FROM link l "
-            f"{query.joins} JOIN rule_state st ON st.id = r.id WHERE {query.where} "
-            f"AND {_open('')} AND {_counted('')} AND {ctx.head_sql}",
-            {"day": ctx.as_of, "min_confidence": _min_confidence(ctx.config), **params},
-        ):
-            out.setdefault(row["page_key"], []).append(row)
+    union = " UNION ALL ".join(
+        f"SELECT {_RULE_COLUMNS}, {query.via} AS via, {query.key} AS page_key FROM link l "
+        f"{query.joins} JOIN rule_state st ON st.id = r.id WHERE {query.where} "
+        f"AND {_open('')} AND {_counted('')} AND {ctx.head_sql}"
+        for query in queries
+    )
+    for row in ctx.conn.execute(
+        union, {"day": ctx.as_of, "min_confidence": _min_confidence(ctx.config), **params}
+    ):
+        out.setdefault(row["page_key"], []).append(row)
     return out
 
 
