@@ -105,15 +105,23 @@ def _start_serve(home: Path, port: int) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
+    # serve binds its port before the app is ready; the round's time to live starts once it
+    # answers, so that a slow start (PostgreSQL on a loaded machine) still meets the writers
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return server
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                conn.request("GET", "/openapi.json")
+                if conn.getresponse().status == 200:
+                    return server
+            finally:
+                conn.close()
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     server.kill()
-    raise RuntimeError("serve did not start within 30 s")
+    raise RuntimeError("serve did not answer within 60 s")
 
 
 def _stored(home: Path) -> tuple[set[str], set[str]]:

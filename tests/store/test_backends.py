@@ -174,6 +174,50 @@ def test_a_write_reads_its_row_count_after_it_ends_and_recovers_at_a_savepoint(
     assert _count(db) == 2 and _count(db, "max(seq)") == 2
 
 
+def test_refusals_in_a_row_leave_the_next_write_working(open_unit: Opener) -> None:
+    # On PostgreSQL a write's COMMIT goes in one round trip with its statements, so a refused
+    # statement aborts a pipeline that holds the COMMIT too. psycopg prepares a statement from
+    # its fifth run, and a prepared COMMIT skipped in an aborted pipeline made a later write
+    # fail with "prepared statement does not exist" (it does, without `_worth_preparing`).
+    db = open_unit("a")
+    migrate(db, "conformance", [COUNTER], NOW)
+    # which run of a statement psycopg prepares depends on the writes before: several rhythms
+    written = 0
+    for rhythm in ("wr", "wwr", "wrr", "wwwr", "wwwwr") * 4:
+        for step in rhythm:
+            if step == "w":
+                with db.write() as conn:
+                    conn.execute(NEXT, ("next",))
+                written += 1
+            else:
+                with pytest.raises(IntegrityError), db.write() as conn:
+                    conn.execute("INSERT INTO counter (seq, who) VALUES (1, ?)", ("again",))
+    assert _count(db) == written
+
+
+def test_a_write_whose_refusal_was_caught_commits_nothing(open_unit: Opener) -> None:
+    # SQLite keeps the transaction after a refused statement; PostgreSQL aborts it. Either
+    # way what the caller's code swallowed may not be half committed: on SQLite the rest of
+    # the write stands (the refused row was never written), on PostgreSQL the whole write is
+    # refused with a message that says so.
+    db = open_unit("a")
+    migrate(db, "conformance", [COUNTER], NOW)
+    with db.write() as conn:
+        conn.execute(NEXT, ("first",))
+    try:
+        with db.write() as conn:
+            conn.execute(NEXT, ("kept?",))
+            with pytest.raises(IntegrityError):
+                conn.execute("INSERT INTO counter (seq, who) VALUES (1, 'again')").fetchall()
+    except StoreError as exc:
+        assert db.backend == "postgresql"
+        assert "nothing was written" in str(exc)
+        assert _count(db) == 1
+    else:
+        assert db.backend == "sqlite"
+        assert _count(db) == 2
+
+
 def test_units_do_not_see_each_others_tables(open_unit: Opener) -> None:
     one, other = open_unit("one"), open_unit("other")
     migrate(one, "conformance", [COUNTER], NOW)

@@ -34,6 +34,7 @@ from groundnote.domain.errors import (
     from_backstop,
 )
 from groundnote.domain.progress import Progress
+from groundnote.store.database import one_call
 from groundnote.store.home import Home
 from groundnote.store.oplog import OpLogEntry, write_entry
 from groundnote.store.sql import IntegrityError, StoreError
@@ -145,6 +146,21 @@ class Registry:
         meta: Mapping[str, str] | None = None,
     ) -> BaseModel:
         """Call one capability; raises a GroundnoteError for every refusal."""
+        with one_call():
+            return self._invoke(home, config, cap, raw, principal, channel, progress, log_as, meta)
+
+    def _invoke(
+        self,
+        home: Home,
+        config: Config,
+        cap: AnyCapability,
+        raw: Any,
+        principal: Principal | None,
+        channel: str,
+        progress: Progress | None,
+        log_as: LogAs | None,
+        meta: Mapping[str, str] | None,
+    ) -> BaseModel:
         ctx = Context(
             home=home,
             config=config,

@@ -50,8 +50,8 @@ from groundnote.graph.queries import (
     PAGE_SIZE,
     TREE_MAX_DEPTH,
     TREE_MAX_NODES,
+    answered,
     child_nodes,
-    current_counted,
     entity_out,
     level_counts,
     path_items,
@@ -88,7 +88,7 @@ def _entity(ctx: Context, scope: str, entity_id: str) -> tuple[EntityOut, list[P
 def _entity_in(
     ctx: Context, conn: Connection, scope: str, entity_id: str
 ) -> tuple[EntityOut, list[PathItem]]:
-    row = current_counted(conn, entity_id)
+    row = answered(conn, entity_id)
     if row is None:
         raise NotFound(
             f"The entity {entity_id} does not exist in scope {scope}.",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from groundnote.graph.normalize import match_form
 from groundnote.graph.scoring import DUPLICATE_SCORE, MIN_SCORE, Key, weights
 from groundnote.graph.trigram import TrigramIndex
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "DUPLICATE_SCORE",
@@ -213,8 +213,7 @@ def _is_literal(match: Match, folded: str) -> bool:
 
 def rows_of(conn: Connection, seqs: Iterable[int]) -> list[Row]:
     """The current rows of these entities with their level, as `Match.from_row` reads them."""
-    wanted = list(seqs)
-    marks = ",".join("?" * len(wanted))
+    marks, wanted = in_list(seqs)
     return conn.execute(
         "SELECT e.seq, e.id, k.type, k.name, k.aliases, k.status, k.parent_id, "
         "(SELECT count(*) FROM entity_closure c WHERE c.descendant_id = e.id) AS level "
@@ -228,12 +227,12 @@ def path_names(conn: Connection, entity_ids: list[str]) -> dict[str, list[str]]:
     paths: dict[str, list[str]] = {entity_id: [] for entity_id in entity_ids}
     if not entity_ids:
         return paths
-    marks = ",".join("?" * len(entity_ids))
+    marks, wanted = in_list(entity_ids)
     for row in conn.execute(
         "SELECT c.descendant_id, k.name FROM entity_closure c "
         "JOIN entity_current k ON k.id = c.ancestor_id "
         f"WHERE c.descendant_id IN ({marks}) ORDER BY c.descendant_id, c.depth DESC",
-        entity_ids,
+        wanted,
     ):
         paths[row[0]].append(row[1])
     return paths

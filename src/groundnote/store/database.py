@@ -13,20 +13,22 @@ Both backends give the same three ways in, with the same meaning:
   up (store/changes).
 
 `data_version()` and `data_version_in(conn)` are the change record's fast path: a number that
-moves whenever another writer may have committed a recorded change.
+moves whenever another writer may have committed a recorded change. Inside `one_call()` a unit
+may answer it from what it read earlier in the same call (see there).
 """
 
 from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 from groundnote.domain.errors import Busy
 from groundnote.store.gate import WriteGate
 from groundnote.store.sql import Backend, Connection
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "busy", "gate_for"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "busy", "call_versions", "gate_for", "one_call"]
 
 DEFAULT_BUSY_TIMEOUT = 10.0
 
@@ -46,6 +48,33 @@ def gate_for(key: str, name: str) -> WriteGate:
         if gate is None:
             gate = _GATES[key] = WriteGate(name)
         return gate
+
+
+_CALL = threading.local()
+
+
+@contextmanager
+def one_call() -> Iterator[None]:
+    """The block is one capability call: a unit whose data version costs a round trip
+    (PostgreSQL) reads it once in the block and answers later asks from that, until this
+    thread commits a write to the unit. A call that starts after a commit acknowledged
+    anywhere still sees it; what another process commits while the call runs is seen by the
+    next call, as if it had committed just after this one began. Nested blocks are one call."""
+    if getattr(_CALL, "versions", None) is not None:
+        yield
+        return
+    _CALL.versions = {}
+    try:
+        yield
+    finally:
+        _CALL.versions = None
+
+
+def call_versions() -> dict[int, int] | None:
+    """The data versions read in this thread's call so far, by `id()` of their unit (None
+    outside `one_call()`)."""
+    versions: dict[int, int] | None = getattr(_CALL, "versions", None)
+    return versions
 
 
 def busy(label: str, waited: float) -> Busy:

@@ -56,7 +56,13 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from groundnote.config import ConfigError
 from groundnote.domain.cancel import check_before_commit
 from groundnote.store import citus, tenancy
-from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
+from groundnote.store.database import (
+    DEFAULT_BUSY_TIMEOUT,
+    Database,
+    busy,
+    call_versions,
+    gate_for,
+)
 from groundnote.store.gate import GateTimeout
 from groundnote.store.sql import (
     Backend,
@@ -348,7 +354,7 @@ class PgConnection:
         try:
             if not parameters:
                 cursor = self.raw.cursor()
-                cursor.execute(translate(sql, bound=False))
+                cursor.execute(translate(sql, bound=False), prepare=_worth_preparing(sql))
             else:
                 values, has_none = _values(parameters)
                 client = has_none or _tests_a_parameter(sql)
@@ -404,7 +410,24 @@ class PgConnection:
         self.raw.close()
 
 
+def _caught_refusal() -> StoreError:
+    return StoreError(
+        "a statement of this write failed and its error was caught; PostgreSQL aborted the "
+        "transaction, nothing was written"
+    )
+
+
 _ROLLBACK_TO = re.compile(r"\s*ROLLBACK\s+TO\b", re.IGNORECASE)
+_CONTROL = re.compile(r"\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET)\b", re.IGNORECASE)
+
+
+def _worth_preparing(sql: str) -> bool | None:
+    """None (psycopg's default: prepared from its fifth run) unless `sql` controls the
+    transaction, which has no plan to keep. psycopg 3.3.9 also loses track of such a statement
+    prepared in a pipeline a refusal aborted: the server skipped the PREPARE, and psycopg's
+    next run of it failed with 'prepared statement does not exist' (a COMMIT queued after a
+    refused INSERT; tests/store/test_backends.py)."""
+    return False if _CONTROL.match(sql) else None
 
 
 @lru_cache(maxsize=1024)
@@ -552,7 +575,7 @@ class PostgresDatabase(Database):
         self.busy_timeout = busy_timeout
         self._pool_size = pool_size
         self._quoted = _quoted(schema)
-        self._set_path = f"SET search_path TO {self._quoted}, public"  # and the role: below
+        self._set_path = self._path_sql(None)  # and the schema's role, once it is known: below
         self._version_sql = f"SELECT coalesce(max(seq), 0) FROM {self._quoted}.change_record"
         self.gate = gate_for(f"{url}#{schema}", self.label)
         self._entry: _Pool | None = None
@@ -645,8 +668,16 @@ class PostgresDatabase(Database):
 
     def _use_role(self, role: str | None) -> None:
         """Checkouts serving this schema run as `role` (None: as the login role)."""
-        if role is not None:
-            self._set_path = f"SET ROLE {role}; {self._set_path}"
+        self._set_path = self._path_sql(role)
+
+    def _path_sql(self, role: str | None) -> str:
+        """One statement putting a connection on this schema and its role, so that it can go
+        in a write's pipeline (a script of two cannot). The role is always set, to the login
+        role when the schema has none: a pooled connection may come from another schema's."""
+        return (
+            f"SELECT set_config('role', '{role or 'none'}', false), "
+            f"set_config('search_path', '{self._quoted}, public', false)"
+        )
 
     # -- the three ways in --------------------------------------------------------------------
 
@@ -686,28 +717,23 @@ class PostgresDatabase(Database):
                 try:
                     with self._pipelined(conn):
                         # sent together with the write's first statement that is read: the
-                        # path (session-wide, it outlives the transaction), the transaction,
-                        # the bound on the lock wait, the lock
+                        # path (session-wide, it outlives the transaction) unless the
+                        # connection is on it, the transaction, the bound on the lock wait,
+                        # the lock
+                        if self._pool().paths.get(conn.raw) != self.schema:
+                            conn.execute(self._set_path)
+                            self._on_path(conn)
                         for statement in (
-                            self._set_path,
                             "BEGIN ISOLATION LEVEL READ COMMITTED",
                             f"SET LOCAL lock_timeout = {left_ms}",
                             f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE",
                         ):
                             conn.execute(statement)
-                        self._on_path(conn)
                         self._writer = conn
                         yield conn
                         check_before_commit()  # a call cancelled by now writes nothing
-                        conn.sync()  # every statement's error, before deciding to commit
-                        if conn.raw.info.transaction_status == TransactionStatus.INERROR:
-                            raise StoreError(
-                                "a statement of this write failed and its error was caught; "
-                                "PostgreSQL aborted the transaction, nothing was written"
-                            )
                         self._writer, self._pinned_version = None, None
-                        conn.execute("COMMIT")
-                        conn.sync()
+                        self._commit(conn)
                 except BaseException:
                     self._writer, self._pinned_version = None, None
                     if conn.raw.info.transaction_status != TransactionStatus.IDLE:
@@ -720,6 +746,29 @@ class PostgresDatabase(Database):
             raise busy(self.label, self.busy_timeout) from exc
         except LockTimeout as exc:
             raise busy(self.label, self.busy_timeout) from exc
+        finally:
+            # this thread's call reads the version again: its own commit moved it
+            versions = call_versions()
+            if versions is not None:
+                versions.pop(id(self), None)
+
+    def _commit(self, conn: PgConnection) -> None:
+        """COMMIT in the same round trip as the write's last statements. A statement that
+        failed raises here, and PostgreSQL skipped the COMMIT queued after it. A failure whose
+        error the caller already saw and caught left the transaction aborted: the COMMIT
+        queued behind it is skipped as well (the pipeline is aborted), or, sent after a sync,
+        answers ROLLBACK; either way nothing was written, and the caller is told so."""
+        cursor = conn.raw.cursor()
+        try:
+            cursor.execute("COMMIT", prepare=False)  # see _worth_preparing
+            if conn.pipeline is not None:
+                conn.pipeline.sync()
+        except psycopg.errors.PipelineAborted as exc:
+            raise _caught_refusal() from exc
+        except psycopg.Error as exc:
+            raise mapped(exc) from exc
+        if cursor.statusmessage != "COMMIT":
+            raise _caught_refusal()
 
     @contextmanager
     def _pipelined(self, conn: PgConnection) -> Iterator[None]:
@@ -740,6 +789,7 @@ class PostgresDatabase(Database):
                 with self._pipelined(conn):
                     conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                     yield conn
+                    conn.execute("ROLLBACK")  # read only: goes with leaving the pipeline
             finally:
                 if conn.raw.info.transaction_status != TransactionStatus.IDLE:
                     conn.raw.execute("ROLLBACK")
@@ -749,15 +799,21 @@ class PostgresDatabase(Database):
     def data_version(self) -> int:
         """The newest committed seq. Inside this thread's write it cannot move (every writer
         of the schema waits for the gate row this transaction holds), so it is read once per
-        write: an entity_create asked it seven times."""
+        write: an entity_create asked it seven times. Outside a write, once per call
+        (`one_call`): a resolve asked it four times."""
         holding = self._writer is not None and self.gate.held_by_current_thread
         if holding and self._pinned_version is not None:
             return self._pinned_version
+        versions = None if holding else call_versions()
+        if versions is not None and id(self) in versions:
+            return versions[id(self)]
         # on the schema's path and role: another schema's role may not read its record
         with self._checkout() as conn:
             version = int(conn.execute(self._version_sql).fetchone()[0])
         if holding:
             self._pinned_version = version
+        elif versions is not None:
+            versions[id(self)] = version
         return version
 
     def data_version_in(self, conn: Connection) -> int:
