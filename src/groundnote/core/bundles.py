@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from groundnote.config import Config
 from groundnote.core.rules import RuleOut, in_force_sql, rule_ref, rules_by_id
 from groundnote.core.sources import attachment_ref, source_ref
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "CORE_GROUPS",
@@ -222,17 +222,14 @@ class BundleContext:
         return self.for_page("core.evidence_sources", lambda h: _evidence_sources(self.conn, h))
 
 
-def _marks(n: int) -> str:
-    return ",".join("?" for _ in range(n))
-
-
 def _evidence_sources(conn: Connection, heads: Sequence[RuleOut]) -> dict[str, list[Row]]:
     out: dict[str, list[Row]] = {}
+    marks, ids = in_list(h.id for h in heads)
     for row in conn.execute(
         "SELECT h.rule_id AS head_id, s.* FROM (SELECT DISTINCT rule_id, source_id "
-        f"FROM rule_evidence WHERE rule_id IN ({_marks(len(heads))})) h "
+        f"FROM rule_evidence WHERE rule_id IN ({marks})) h "
         "JOIN source s ON s.id = h.source_id ORDER BY h.rule_id, s.day, s.seq",
-        [h.id for h in heads],
+        ids,
     ):
         out.setdefault(row["head_id"], []).append(row)
     return out
@@ -307,7 +304,8 @@ def _threads(conn: Connection, cited: dict[str, list[Row]]) -> dict[str, list[Ro
     mails = sorted({r["id"] for rows in cited.values() for r in rows if r["kind"] == "mail"})
     out: dict[str, list[Row]] = {}
     if mails:
-        for row in conn.execute(_THREADS.format(marks=_marks(len(mails))), mails):
+        marks, ids = in_list(mails)
+        for row in conn.execute(_THREADS.format(marks=marks), ids):
             out.setdefault(row["thread_of"], []).append(row)
     return out
 
@@ -338,14 +336,14 @@ class ThreadGroup:
 
 def _attachments(conn: Connection, heads: Sequence[RuleOut]) -> dict[str, list[Row]]:
     out: dict[str, list[Row]] = {}
+    marks, ids = in_list(h.id for h in heads)
     for row in conn.execute(
         "SELECT h.rule_id AS head_id, a.*, s.day, EXISTS (SELECT 1 FROM rule_evidence e "
         "  WHERE e.rule_id = h.rule_id AND e.source_id = a.source_id AND e.n = a.n) AS cited "
-        "FROM (SELECT DISTINCT rule_id, source_id FROM rule_evidence "
-        f"  WHERE rule_id IN ({_marks(len(heads))})) h "
+        f"FROM (SELECT DISTINCT rule_id, source_id FROM rule_evidence WHERE rule_id IN ({marks})) h "
         "JOIN source_attachment a ON a.source_id = h.source_id JOIN source s ON s.id = a.source_id "
         "ORDER BY h.rule_id, cited DESC, s.day, s.seq, a.n",
-        [h.id for h in heads],
+        ids,
     ):
         out.setdefault(row["head_id"], []).append(row)
     return out
@@ -395,11 +393,11 @@ def _predecessors(ctx: BundleContext, heads: Sequence[RuleOut]) -> dict[str, lis
     while current:
         for head, rule_id in current.items():
             chains[head].append(rule_id)
-        wanted = sorted(set(current.values()))
+        marks, wanted = in_list(sorted(set(current.values())))
         replaced = {
             r["id"]: r["supersedes"]
             for r in ctx.conn.execute(
-                f"SELECT id, supersedes FROM rule WHERE id IN ({_marks(len(wanted))})", wanted
+                f"SELECT id, supersedes FROM rule WHERE id IN ({marks})", wanted
             )
         }
         step = {head: replaced.get(rule_id) for head, rule_id in current.items()}
@@ -438,11 +436,9 @@ def _successors(ctx: BundleContext, heads: Sequence[RuleOut]) -> dict[str, list[
     found: dict[str, list[RuleOut]] = {h.id: [] for h in heads}
     frontier = {h.id: [h.id] for h in heads if h.superseded_by}
     while frontier:
-        replaced = sorted({r for rules in frontier.values() for r in rules})
+        marks, replaced = in_list(sorted({r for rules in frontier.values() for r in rules}))
         by_seq = ctx.conn.execute(
-            f"SELECT supersedes, id FROM rule WHERE supersedes IN ({_marks(len(replaced))}) "
-            "ORDER BY seq",
-            replaced,
+            f"SELECT supersedes, id FROM rule WHERE supersedes IN ({marks}) ORDER BY seq", replaced
         ).fetchall()
         rules = rules_by_id(
             ctx.conn, [r["id"] for r in by_seq], today=ctx.today, approval_base=ctx.approval_base

@@ -11,7 +11,7 @@ from groundnote.domain.guidance import PathItem
 from groundnote.graph.links import counted, kind_of, reply_links, stored_links, subtree_links
 from groundnote.graph.models import Entry, Group, LinkOut
 from groundnote.graph.queries import PAGE_SIZE, path_items, paths_of
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, in_list
 
 __all__ = [
     "GROUP_ORDER",
@@ -144,11 +144,11 @@ def _linked_entities(
     ids = sorted({other.removeprefix("entity/") for ends in found.values() for _, other, _ in ends})
     if not ids:
         return {key: [] for key in found}
-    marks = ",".join("?" for _ in ids)
+    marks, wanted = in_list(ids)
     rows = {
         r["id"]: r
         for r in conn.execute(
-            f"SELECT id, name, type, status FROM entity_current WHERE id IN ({marks})", ids
+            f"SELECT id, name, type, status FROM entity_current WHERE id IN ({marks})", wanted
         )
     }
     paths = paths_of(conn, ids)
@@ -215,11 +215,11 @@ def entities_linked_to_rule(
 def _evidence_refs(conn: Connection, rule_ids: list[str]) -> dict[str, list[str]]:
     """Per rule, the refs its evidence reaches: each cited source, and each cited attachment."""
     refs: dict[str, list[str]] = {r: [] for r in rule_ids}
-    marks = ",".join("?" for _ in rule_ids)
+    marks, wanted = in_list(rule_ids)
     for row in conn.execute(
         "SELECT e.rule_id, e.source_id, e.n FROM rule_evidence e JOIN source s "
         f"ON s.id = e.source_id WHERE e.rule_id IN ({marks}) ORDER BY e.rule_id, s.day, s.seq, e.n",
-        rule_ids,
+        wanted,
     ):
         held = refs[row["rule_id"]]
         source = f"source/{row['source_id']}"

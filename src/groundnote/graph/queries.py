@@ -7,7 +7,7 @@ from typing import Any
 
 from groundnote.domain.guidance import PathItem
 from groundnote.graph.models import EntityOut, TreeNode, VersionOut
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "PAGE_SIZE",
@@ -129,13 +129,13 @@ def paths_of(conn: Connection, entity_ids: list[str]) -> dict[str, list[PathItem
     """`path_items` of each entity, in one statement."""
     if not entity_ids:
         return {}
-    marks = ",".join("?" for _ in entity_ids)
+    marks, wanted = in_list(entity_ids)
     out: dict[str, list[PathItem]] = {}
     for r in conn.execute(
         "SELECT c.descendant_id, k.id, k.name, k.type FROM entity_closure c JOIN entity_current k "
         f"ON k.id = c.ancestor_id WHERE c.descendant_id IN ({marks}) "
         "ORDER BY c.descendant_id, c.depth DESC",
-        entity_ids,
+        wanted,
     ):
         out.setdefault(r["descendant_id"], []).append(
             PathItem(id=r["id"], name=r["name"], type=r["type"])
