@@ -280,7 +280,10 @@ class SourceGroup:
 
 
 # Each cited mail's thread: up by In-Reply-To to its root, then down to every reply; `start`
-# keeps the threads of all the page's cited mails apart in one statement.
+# keeps the threads of all the page's cited mails apart in one statement. The rows carry
+# what an entry shows from the step that found them (by index), so no join of the result
+# back to `source` follows: PostgreSQL cannot estimate a recursion's size and planned that
+# join as a scan of every source.
 _THREADS = """
 WITH RECURSIVE up(start, id, in_reply_to, depth) AS (
   SELECT id, id, in_reply_to, 0 FROM source WHERE id IN ({marks})
@@ -289,13 +292,13 @@ WITH RECURSIVE up(start, id, in_reply_to, depth) AS (
   JOIN up ON s.id = 'mail:' || up.in_reply_to WHERE up.depth < 50),
 root(start, id) AS (SELECT u.start, u.id FROM up u
   WHERE u.depth = (SELECT max(v.depth) FROM up v WHERE v.start = u.start)),
-down(start, id, depth) AS (
-  SELECT start, id, 0 FROM root
+down(thread_of, depth, seq, id, kind, title, day, sent_at, body) AS (
+  SELECT r.start, 0, s.seq, s.id, s.kind, s.title, s.day, s.sent_at, s.body
+  FROM root r JOIN source s ON s.id = r.id
   UNION
-  SELECT down.start, s.id, down.depth + 1 FROM source s
-  JOIN down ON s.in_reply_to = substr(down.id, 6) WHERE down.depth < 50)
-SELECT d.start AS thread_of, s.* FROM (SELECT DISTINCT start, id FROM down) d
-JOIN source s ON s.id = d.id
+  SELECT down.thread_of, down.depth + 1, s.seq, s.id, s.kind, s.title, s.day, s.sent_at, s.body
+  FROM source s JOIN down ON s.in_reply_to = substr(down.id, 6) WHERE down.depth < 50)
+SELECT * FROM down
 """
 
 
@@ -338,11 +341,13 @@ def _attachments(conn: Connection, heads: Sequence[RuleOut]) -> dict[str, list[R
     out: dict[str, list[Row]] = {}
     marks, ids = in_list(h.id for h in heads)
     for row in conn.execute(
-        "SELECT h.rule_id AS head_id, a.*, s.day, EXISTS (SELECT 1 FROM rule_evidence e "
-        "  WHERE e.rule_id = h.rule_id AND e.source_id = a.source_id AND e.n = a.n) AS cited "
+        # `cited` by a join on the evidence key, not EXISTS: PostgreSQL ran that EXISTS as a
+        # hashed subplan over every evidence row of the scope
+        "SELECT h.rule_id AS head_id, a.*, s.day, (c.rule_id IS NOT NULL) AS cited "
         f"FROM (SELECT DISTINCT rule_id, source_id FROM rule_evidence WHERE rule_id IN ({marks})) h "
         "JOIN source_attachment a ON a.source_id = h.source_id JOIN source s ON s.id = a.source_id "
-        "ORDER BY h.rule_id, cited DESC, s.day, s.seq, a.n",
+        "LEFT JOIN rule_evidence c ON c.rule_id = h.rule_id AND c.source_id = a.source_id "
+        "AND c.n = a.n ORDER BY h.rule_id, cited DESC, s.day, s.seq, a.n",
         ids,
     ):
         out.setdefault(row["head_id"], []).append(row)
