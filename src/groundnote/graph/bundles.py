@@ -37,7 +37,7 @@ from groundnote.core import (
 from groundnote.domain.errors import ReferenceUnknown, ScopeMismatch
 from groundnote.graph.entities import scope_of
 from groundnote.graph.grouped import VIA_SOURCE_TYPES, LinkedEntity, entities_of_rules
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "GROUP_PROVIDERS",
@@ -63,16 +63,27 @@ def _open(prefix: str) -> str:
     )
 
 
-def _counted(prefix: str) -> str:
-    """G5 in SQL for the link `l`, with the minimum confidence in :<prefix>min_confidence."""
+def _counted(prefix: str, minimum: float | None) -> str:
+    """G5 in SQL for the link `l`; a minimum confidence (`_confidence`'s parameter) adds
+    the unreviewed proposed links reaching it. Written out only when there is one: a
+    statement testing `? IS NULL` is bound on the client on PostgreSQL, so never prepared,
+    and these joins took longer to plan than to run (3-18 ms against 0.3 ms)."""
+    confident = (
+        ""
+        if minimum is None
+        else f"OR (l.confidence >= :{prefix}min_confidence AND NOT EXISTS (SELECT 1 FROM "
+        "review v WHERE v.target = 'link/' || l.id AND v.verdict = 'reject'))"
+    )
     return (
         "(l.origin <> 'proposed' "
         "OR EXISTS (SELECT 1 FROM review v WHERE v.target = 'link/' || l.id "
-        "AND v.verdict = 'confirm') "
-        f"OR (:{prefix}min_confidence IS NOT NULL AND l.confidence >= :{prefix}min_confidence "
-        "AND NOT EXISTS (SELECT 1 FROM review v WHERE v.target = 'link/' || l.id "
-        "AND v.verdict = 'reject')))"
+        f"AND v.verdict = 'confirm') {confident})"
     )
+
+
+def _confidence(prefix: str, minimum: float | None) -> dict[str, float]:
+    """The parameter `_counted` names, if it names one."""
+    return {} if minimum is None else {f"{prefix}min_confidence": minimum}
 
 
 _PROPOSED = (
@@ -167,10 +178,13 @@ _TO_TARGETS = (
 )
 
 
-def _via_source(prefix: str, targets: str) -> str:
+def _via_source(prefix: str, targets: str, minimum: float | None) -> str:
     """SQL for the rule ids whose evidence source, or a cited attachment, has a counted link
     (concerns, belongs_to) open on the day to one of `targets` (DESIGN §15 P8)."""
-    common = f"l.type IN {_VIA_LINKS} AND l.to_ref IN ({targets}) AND {_open(prefix)} AND {_counted(prefix)}"
+    common = (
+        f"l.type IN {_VIA_LINKS} AND l.to_ref IN ({targets}) AND {_open(prefix)} "
+        f"AND {_counted(prefix, minimum)}"
+    )
     return (
         "SELECT e.rule_id FROM link l JOIN rule_evidence e ON e.source_id = substr(l.from_ref, 8) "
         f"WHERE substr(l.from_ref, 1, 7) = 'source/' AND {common} "
@@ -197,15 +211,14 @@ def _rule_rows(
 ) -> dict[str, list[Row]]:
     """The rows of every query for the whole page, by their `key`: one statement."""
     out: dict[str, list[Row]] = {}
+    minimum = _min_confidence(ctx.config)
     union = " UNION ALL ".join(
         f"SELECT {_RULE_COLUMNS}, {query.via} AS via, {query.key} AS page_key FROM link l "
         f"{query.joins} JOIN rule_state st ON st.id = r.id WHERE {query.where} "
-        f"AND {_open('')} AND {_counted('')} AND {ctx.head_sql}"
+        f"AND {_open('')} AND {_counted('', minimum)} AND {ctx.head_sql}"
         for query in queries
     )
-    for row in ctx.conn.execute(
-        union, {"day": ctx.as_of, "min_confidence": _min_confidence(ctx.config), **params}
-    ):
+    for row in ctx.conn.execute(union, {"day": ctx.as_of, **_confidence("", minimum), **params}):
         out.setdefault(row["page_key"], []).append(row)
     return out
 
@@ -247,13 +260,17 @@ def _rule_entries(head: str, found: list[Row]) -> list[Entry]:
     return list(entries.values())[:RULES_MAX]
 
 
-def _marks(prefix: str, n: int) -> str:
-    return ",".join(f":{prefix}{i}" for i in range(n))
+def _named(prefix: str, values: list[str]) -> tuple[str, dict[str, str]]:
+    """Named marks and parameters of an IN list, padded as `in_list` pads (the statement's
+    text repeats across pages, so PostgreSQL keeps its prepared plan)."""
+    _, padded = in_list(values)
+    return ",".join(f":{prefix}{i}" for i in range(len(padded))), {
+        f"{prefix}{i}": v for i, v in enumerate(padded)
+    }
 
 
 def _contradicting(ctx: BundleContext, heads: list[str]) -> dict[str, list[Row]]:
-    refs = {f"h{i}": f"rule/{h}" for i, h in enumerate(heads)}
-    marks = _marks("h", len(heads))
+    marks, refs = _named("h", [f"rule/{h}" for h in heads])
     # a link from a head, and one to a head: both heads of a link on the page get it
     queries = [
         _RuleQuery(
@@ -290,7 +307,8 @@ def _same_relation(ctx: BundleContext) -> dict[str, list[Row]]:
     entities = sorted({e.id for linked in _page_linked(ctx).values() for e in linked})
     if not entities:
         return {}
-    targets = f"c.descendant_id IN ({_marks('e', len(entities))})"
+    marks, named = _named("e", entities)
+    targets = f"c.descendant_id IN ({marks})"
     own = _RuleQuery(
         f"{_TO_TARGETS} JOIN rule r ON r.id = substr(l.from_ref, 6)",
         f"l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' AND {targets}",
@@ -310,11 +328,7 @@ def _same_relation(ctx: BundleContext) -> dict[str, list[Row]]:
         key="c.descendant_id",
         via="l.from_ref",
     )
-    return _rule_rows(
-        ctx,
-        [own, through_source, through_attachment],
-        {f"e{i}": e for i, e in enumerate(entities)},
-    )
+    return _rule_rows(ctx, [own, through_source, through_attachment], named)
 
 
 class SameRelationGroup:
@@ -356,17 +370,14 @@ def entity_filter(
     ancestors = (
         "SELECT 'entity/' || c.ancestor_id FROM entity_closure c WHERE c.descendant_id = :entity_id"
     )
+    minimum = _min_confidence(config)
     return HeadRestriction(
         sql=(
             "SELECT substr(l.from_ref, 6) FROM link l WHERE "
             f"l.to_ref IN ({ancestors}) "
             f"AND l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' "
-            f"AND {_open('entity_')} AND {_counted('entity_')} "
-            f"UNION {_via_source('entity_', ancestors)}"
+            f"AND {_open('entity_')} AND {_counted('entity_', minimum)} "
+            f"UNION {_via_source('entity_', ancestors, minimum)}"
         ),
-        params={
-            "entity_id": entity_id,
-            "entity_day": day,
-            "entity_min_confidence": _min_confidence(config),
-        },
+        params={"entity_id": entity_id, "entity_day": day, **_confidence("entity_", minimum)},
     )
