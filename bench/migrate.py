@@ -6,7 +6,8 @@ closure and full text the target rebuilds) into an empty PostgreSQL database, ve
     .venv/bin/python -m bench.migrate [--n 10000] [--url postgresql://postgres@127.0.0.1:5432/postgres]
 
 The SQLite home is filled by importing bench/transfer.py's `synthetic_export`; beside the
-migrate it times that import (SQLite into SQLite, the same engine) for a ratio. It creates the
+migrate it times that import (SQLite into SQLite, the same engine) and the same import into a
+scope of the migrated PostgreSQL home, for the ratio of the two backends. It creates the
 database `pgmigrate_bench` on that server and drops it afterwards.
 """
 
@@ -61,12 +62,21 @@ def main() -> None:
         report = migrate_home(runtime.home, target, MIGRATE_SPEC)
         runtime.close()
         assert not report.problems, report.problems
+        moved = open_runtime(work / "home", environ={}, database_url=target)
+        moved.home.create_scope("copy")
+        start = time.perf_counter()
+        with moved.home.scope_db("copy").write() as conn:
+            import_lines(conn, SCOPE_TRANSFER, "copy", synthetic_export("copy", args.n))
+        imported = time.perf_counter() - start
+        moved.close()
         truth = 4 * args.n - 1
         print_table(
             f"migrate of a SQLite home of {args.n:,} entities ({report.rows:,} rows copied)",
             ["step", "seconds", "rows/s"],
             [
                 ["import into SQLite (same rows)", f"{filled:.1f}", f"{truth / filled:,.0f}"],
+                ["import into PostgreSQL (same rows)", f"{imported:.1f}", f"{truth / imported:,.0f}"],
+                ["  PostgreSQL / SQLite", f"{imported / filled:.2f}", ""],
                 ["migrate into PostgreSQL", f"{report.seconds:.1f}", f"{report.rows / report.seconds:,.0f}"],
             ],
         )  # fmt: skip

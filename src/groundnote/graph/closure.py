@@ -69,9 +69,12 @@ def closure_rows(conn: Connection) -> set[tuple[str, str, int]]:
 def fill_closure(conn: Connection) -> int:
     """Recompute entity_closure from entity_current inside the caller's write; its rows."""
     conn.execute("DELETE FROM entity_closure")
+    # The WITH inside the INSERT: Citus 13.2 sends `WITH RECURSIVE … INSERT` to the worker
+    # without its RECURSIVE ('relation "walk" does not exist'), so a scope import failed there.
     conn.execute(
-        _WALK + "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
-        "SELECT ancestor_id, descendant_id, depth FROM walk"
+        "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
+        + _WALK
+        + "SELECT ancestor_id, descendant_id, depth FROM walk"
     )
     count: int = conn.execute("SELECT count(*) FROM entity_closure").fetchone()[0]
     return count

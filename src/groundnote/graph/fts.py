@@ -56,11 +56,12 @@ def fill_fts(conn: Connection) -> int:
     rows = conn.execute(
         "SELECT e.seq, k.name, k.aliases FROM entity e JOIN entity_current k ON k.id = e.id"
     ).fetchall()
-    for row in rows:
-        conn.execute(
-            "INSERT INTO entity_fts (rowid, name, aliases) VALUES (?, ?, ?)",
-            (row["seq"], normalize(row["name"]), _joined(row["aliases"])),
-        )
+    # one statement for them all: on PostgreSQL an INSERT per entity was a third of an import
+    conn.insert_rows(
+        "entity_fts",
+        ("rowid", "name", "aliases"),
+        [(row["seq"], normalize(row["name"]), _joined(row["aliases"])) for row in rows],
+    )
     # Every process re-reads all of it, instead of one change row per entity.
     changes.record(conn, CHANGE_KIND, changes.EVERYTHING)
     return len(rows)

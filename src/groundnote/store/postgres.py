@@ -35,6 +35,7 @@ e.g. 'append-only', exactly); a lock timeout, a deadlock or a serialisation fail
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -408,6 +409,27 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
+
+    def insert_rows(
+        self, table: str, names: Sequence[str], rows: Sequence[Sequence[Any]], /
+    ) -> None:
+        """The rows in one statement, sent as one JSON parameter that PostgreSQL reads into
+        the table's row type (each column typed as declared), in their order: per row, an
+        INSERT cost its parse, bind and plan, and a statement trigger ran once per row. A
+        multi-row VALUES list would bind as many parameters, which psycopg parses out of the
+        statement's text on every call (two thirds of an import's client time)."""
+        if not rows:
+            return
+        listed = ", ".join(names)
+        payload = json.dumps(
+            [dict(zip(names, _values(row)[0], strict=True)) for row in rows], ensure_ascii=False
+        )
+        self.execute(
+            f"INSERT INTO {table} ({listed}) SELECT {listed} FROM "
+            f"json_populate_recordset(NULL::{table}, CAST(? AS json)) WITH ORDINALITY AS r "
+            "ORDER BY r.ordinality",
+            (payload,),
+        )
 
 
 def _caught_refusal() -> StoreError:

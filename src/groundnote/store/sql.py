@@ -77,6 +77,14 @@ class Connection(Protocol):
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor: ...
 
+    def insert_rows(
+        self, table: str, names: Sequence[str], rows: Sequence[Sequence[Any]], /
+    ) -> None:
+        """`rows` (each its values in the order of `names`: text, numbers, None) into `table`,
+        in order, each row through the table's checks and row triggers as a single INSERT
+        would be; PostgreSQL runs the statement triggers once for all of them."""
+        ...
+
 
 def in_list(values: Iterable[Any]) -> tuple[str, list[Any]]:
     """The marks and the parameters of an `IN (…)` over `values`, the list padded to a power of

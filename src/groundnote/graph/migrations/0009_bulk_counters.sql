@@ -1,0 +1,6 @@
+-- graph/0009: nothing changes on SQLite. The PostgreSQL twin counts per statement instead of
+-- per row and looks a link's ends up by key (as 0005 did here). SQLite needs neither: its
+-- link_endpoints looks up by key since 0005, and updating one tally row many times in a
+-- transaction costs it nothing more each time, where PostgreSQL keeps every version of that
+-- row until the transaction ends and walks them all on each update (an import of 5,000
+-- entities spent most of its 36 s there).
