@@ -480,3 +480,34 @@ def test_a_cited_attachment_filed_under_an_entity_reaches_it(world: World) -> No
     found = world.search(query="Preisliste", entity=world.customer)["bundles"]
     assert [b["head"]["id"] for b in found] == [rule]
     assert world.search(query="Preisliste", entity=world.sales)["bundles"] == []
+
+
+def test_a_bundle_is_the_same_on_a_page_of_many_heads_as_alone(world: World) -> None:
+    """The groups of a page are read once for all its heads (BundleContext.for_page): each
+    head must still get exactly its own groups. Each rule has a word of its own, so searching
+    that word shows its bundle alone; "Rabatt" shows them all on one page."""
+    world.call(
+        "core.store_source",
+        scope="sales",
+        source=mail(2, in_reply_to="<m1@example.org>", subject="Re: Rabattstaffel Nord"),
+    )
+    words = ["Apfel", "Birne", "Kirsche", "Pflaume"]
+    first, second, third, fourth = (
+        str(propose(world.call, f"Rabatt {word} drei Prozent.", [M1 if i % 2 else M2])["id"])
+        for i, word in enumerate(words)
+    )
+    for rule_id in (first, second, third, fourth):
+        world.person("decision.rule_decide", scope="sales", id=rule_id, verdict="adopt")
+    world.confirmed(f"rule/{first}", f"entity/{world.north}")
+    world.confirmed(f"rule/{second}", f"entity/{world.customer}")
+    world.confirmed(M2, f"entity/{world.sales}")
+    world.confirmed(f"rule/{third}", f"rule/{first}", "contradicts")
+    world.confirmed(f"rule/{fourth}", f"rule/{second}", "contradicts")
+    page = {b["head"]["id"]: b for b in world.search("Rabatt", limit=10)["bundles"]}
+    assert set(page) >= {first, second, third, fourth}
+    for rule_id, word in zip((first, second, third, fourth), words, strict=True):
+        [alone] = world.search(word)["bundles"]
+        assert alone == page[rule_id]
+    assert {"source", "thread", "entity", "contradicts", "same-relation"} <= {
+        kind for b in page.values() for kind in kinds(b)
+    }

@@ -11,17 +11,17 @@ it hands to handlers (`core.search.SearchComposition`). The builder orders group
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Literal, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel, Field
 
 from groundnote.config import Config
 from groundnote.core.rules import RuleOut, in_force_sql, rule_ref, rules_by_id
 from groundnote.core.sources import attachment_ref, source_ref
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "CORE_GROUPS",
@@ -43,6 +43,8 @@ __all__ = [
     "Related",
     "head_condition",
 ]
+
+_T = TypeVar("_T")
 
 GroupKind = Literal[
     "source",
@@ -190,20 +192,47 @@ class BundleContext:
     # What the providers of one bundle share, so a read two of them need is done once
     # (the graph's linked entities feed both the entity group and head.entities).
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # The heads of the page this bundle is one of (empty: this head alone), and what
+    # `for_page` read for all of them: a group costs one statement per page, not one per
+    # head (on PostgreSQL each statement is a round trip, and a page has up to 50 heads).
+    page: tuple[RuleOut, ...] = ()
+    page_memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def head_sql(self) -> str:
         """`head_condition` for this search: rules in other groups pass the filter heads pass."""
         return head_condition("r", self.include_proposed)
 
+    def for_page(self, key: str, read: Callable[[Sequence[RuleOut]], _T]) -> _T:
+        """What `read` answers for every head of the page: called once per page, by the
+        first bundle asking."""
+        if key not in self.page_memo:
+            self.page_memo[key] = read(self.page or (self.rule,))
+        found: _T = self.page_memo[key]
+        return found
+
     @cached_property
     def evidence_sources(self) -> list[Row]:
         """The sources the head's evidence cites, by day: read once for every group using them."""
-        return self.conn.execute(
-            "SELECT s.* FROM source s WHERE s.id IN "
-            "(SELECT source_id FROM rule_evidence WHERE rule_id = ?) ORDER BY s.day, s.seq",
-            (self.rule.id,),
-        ).fetchall()
+        return self.page_evidence.get(self.rule.id, [])
+
+    @property
+    def page_evidence(self) -> dict[str, list[Row]]:
+        """`evidence_sources` of every head of the page, by head rule id."""
+        return self.for_page("core.evidence_sources", lambda h: _evidence_sources(self.conn, h))
+
+
+def _evidence_sources(conn: Connection, heads: Sequence[RuleOut]) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    marks, ids = in_list(h.id for h in heads)
+    for row in conn.execute(
+        "SELECT h.rule_id AS head_id, s.* FROM (SELECT DISTINCT rule_id, source_id "
+        f"FROM rule_evidence WHERE rule_id IN ({marks})) h "
+        "JOIN source s ON s.id = h.source_id ORDER BY h.rule_id, s.day, s.seq",
+        ids,
+    ):
+        out.setdefault(row["head_id"], []).append(row)
+    return out
 
 
 class GroupProvider(Protocol):
@@ -250,20 +279,38 @@ class SourceGroup:
         return _plural(len(entries), "source", "sources")
 
 
-_THREAD = """
-WITH RECURSIVE up(id, in_reply_to, depth) AS (
-  SELECT id, in_reply_to, 0 FROM source WHERE id = :start
+# Each cited mail's thread: up by In-Reply-To to its root, then down to every reply; `start`
+# keeps the threads of all the page's cited mails apart in one statement. The rows carry
+# what an entry shows from the step that found them (by index), so no join of the result
+# back to `source` follows: PostgreSQL cannot estimate a recursion's size and planned that
+# join as a scan of every source.
+_THREADS = """
+WITH RECURSIVE up(start, id, in_reply_to, depth) AS (
+  SELECT id, id, in_reply_to, 0 FROM source WHERE id IN ({marks})
   UNION
-  SELECT s.id, s.in_reply_to, up.depth + 1 FROM source s JOIN up ON s.id = 'mail:' || up.in_reply_to
-  WHERE up.depth < 50),
-root(id) AS (SELECT id FROM up ORDER BY depth DESC LIMIT 1),
-down(id, depth) AS (
-  SELECT id, 0 FROM root
+  SELECT up.start, s.id, s.in_reply_to, up.depth + 1 FROM source s
+  JOIN up ON s.id = 'mail:' || up.in_reply_to WHERE up.depth < 50),
+root(start, id) AS (SELECT u.start, u.id FROM up u
+  WHERE u.depth = (SELECT max(v.depth) FROM up v WHERE v.start = u.start)),
+down(thread_of, depth, seq, id, kind, title, day, sent_at, body) AS (
+  SELECT r.start, 0, s.seq, s.id, s.kind, s.title, s.day, s.sent_at, s.body
+  FROM root r JOIN source s ON s.id = r.id
   UNION
-  SELECT s.id, down.depth + 1 FROM source s JOIN down ON s.in_reply_to = substr(down.id, 6)
-  WHERE down.depth < 50)
-SELECT s.* FROM source s WHERE s.id IN (SELECT id FROM down)
+  SELECT down.thread_of, down.depth + 1, s.seq, s.id, s.kind, s.title, s.day, s.sent_at, s.body
+  FROM source s JOIN down ON s.in_reply_to = substr(down.id, 6) WHERE down.depth < 50)
+SELECT * FROM down
 """
+
+
+def _threads(conn: Connection, cited: dict[str, list[Row]]) -> dict[str, list[Row]]:
+    """The thread of every mail cited (`page_evidence`), by that mail's id."""
+    mails = sorted({r["id"] for rows in cited.values() for r in rows if r["kind"] == "mail"})
+    out: dict[str, list[Row]] = {}
+    if mails:
+        marks, ids = in_list(mails)
+        for row in conn.execute(_THREADS.format(marks=marks), ids):
+            out.setdefault(row["thread_of"], []).append(row)
+    return out
 
 
 class ThreadGroup:
@@ -273,12 +320,13 @@ class ThreadGroup:
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
         cited = ctx.evidence_sources
+        threads = ctx.for_page("core.threads", lambda _: _threads(ctx.conn, ctx.page_evidence))
         seen = {r["id"] for r in cited}
         rows: list[Row] = []
         for source in cited:
             if source["kind"] != "mail":
                 continue
-            for row in ctx.conn.execute(_THREAD, {"start": source["id"]}):
+            for row in threads.get(source["id"], []):
                 if row["id"] not in seen:
                     seen.add(row["id"])
                     rows.append(row)
@@ -289,20 +337,30 @@ class ThreadGroup:
         return _plural(len(entries), "mail in thread", "mails in thread")
 
 
+def _attachments(conn: Connection, heads: Sequence[RuleOut]) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    marks, ids = in_list(h.id for h in heads)
+    for row in conn.execute(
+        # `cited` by a join on the evidence key, not EXISTS: PostgreSQL ran that EXISTS as a
+        # hashed subplan over every evidence row of the scope
+        "SELECT h.rule_id AS head_id, a.*, s.day, (c.rule_id IS NOT NULL) AS cited "
+        f"FROM (SELECT DISTINCT rule_id, source_id FROM rule_evidence WHERE rule_id IN ({marks})) h "
+        "JOIN source_attachment a ON a.source_id = h.source_id JOIN source s ON s.id = a.source_id "
+        "LEFT JOIN rule_evidence c ON c.rule_id = h.rule_id AND c.source_id = a.source_id "
+        "AND c.n = a.n ORDER BY h.rule_id, cited DESC, s.day, s.seq, a.n",
+        ids,
+    ):
+        out.setdefault(row["head_id"], []).append(row)
+    return out
+
+
 class AttachmentGroup:
     """Attachments the evidence cites, then the other attachments of the cited sources."""
 
     kind: GroupKind = "attachment"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        rows = ctx.conn.execute(
-            "SELECT a.*, s.day, EXISTS (SELECT 1 FROM rule_evidence e WHERE e.rule_id = :rule "
-            "  AND e.source_id = a.source_id AND e.n = a.n) AS cited "
-            "FROM source_attachment a JOIN source s ON s.id = a.source_id "
-            "WHERE a.source_id IN (SELECT source_id FROM rule_evidence WHERE rule_id = :rule) "
-            "ORDER BY cited DESC, s.day, s.seq, a.n",
-            {"rule": ctx.rule.id},
-        ).fetchall()
+        rows = ctx.for_page("core.attachments", lambda heads: _attachments(ctx.conn, heads))
         return [
             Entry(
                 kind="attachment",
@@ -311,7 +369,7 @@ class AttachmentGroup:
                 date=r["day"],
                 excerpt=_excerpt(r["text"]),
             )
-            for r in rows
+            for r in rows.get(ctx.rule.id, [])
         ]
 
     def line_part(self, entries: list[Entry]) -> str:
@@ -332,25 +390,77 @@ def _rule_entry(rule: RuleOut) -> Entry:
     )
 
 
+def _predecessors(ctx: BundleContext, heads: Sequence[RuleOut]) -> dict[str, list[RuleOut]]:
+    """The chain of rules each head replaced, nearest first, walked for all heads at once:
+    one statement per step of the longest chain."""
+    chains: dict[str, list[str]] = {h.id: [] for h in heads}
+    current = {h.id: h.supersedes for h in heads if h.supersedes}
+    while current:
+        for head, rule_id in current.items():
+            chains[head].append(rule_id)
+        marks, wanted = in_list(sorted(set(current.values())))
+        replaced = {
+            r["id"]: r["supersedes"]
+            for r in ctx.conn.execute(
+                f"SELECT id, supersedes FROM rule WHERE id IN ({marks})", wanted
+            )
+        }
+        step = {head: replaced.get(rule_id) for head, rule_id in current.items()}
+        current = {
+            head: rule_id
+            for head, rule_id in step.items()
+            if rule_id and rule_id not in chains[head] and len(chains[head]) < CHAIN_MAX
+        }
+    rules = rules_by_id(
+        ctx.conn,
+        [r for chain in chains.values() for r in chain],
+        today=ctx.today,
+        approval_base=ctx.approval_base,
+    )
+    return {head: [rules[r] for r in chain if r in rules] for head, chain in chains.items()}
+
+
 class PredecessorGroup:
     """The rules this one replaced, nearest first (the computed supersedes link)."""
 
     kind: GroupKind = "predecessor"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        chain: list[str] = []
-        current = ctx.rule.supersedes
-        while current and current not in chain and len(chain) < CHAIN_MAX:
-            chain.append(current)
-            row = ctx.conn.execute(
-                "SELECT supersedes FROM rule WHERE id = ?", (current,)
-            ).fetchone()
-            current = row["supersedes"] if row else None
-        rules = rules_by_id(ctx.conn, chain, today=ctx.today, approval_base=ctx.approval_base)
-        return [_rule_entry(r) for r in rules.values()]
+        chains = ctx.for_page("core.predecessors", lambda heads: _predecessors(ctx, heads))
+        return [_rule_entry(r) for r in chains.get(ctx.rule.id, [])]
 
     def line_part(self, entries: list[Entry]) -> str:
         return f"supersedes {entries[0].ref.removeprefix('rule/')}"
+
+
+def _successors(ctx: BundleContext, heads: Sequence[RuleOut]) -> dict[str, list[RuleOut]]:
+    """The rules replacing each head, nearest first, for all heads at once: one step per
+    generation. A head none replaces (`superseded_by` empty: no successor proposed, adopted
+    or superseded) costs nothing."""
+    wanted = {"adopted", "superseded"} | ({"proposed"} if ctx.include_proposed else set())
+    found: dict[str, list[RuleOut]] = {h.id: [] for h in heads}
+    frontier = {h.id: [h.id] for h in heads if h.superseded_by}
+    while frontier:
+        marks, replaced = in_list(sorted({r for rules in frontier.values() for r in rules}))
+        by_seq = ctx.conn.execute(
+            f"SELECT supersedes, id FROM rule WHERE supersedes IN ({marks}) ORDER BY seq", replaced
+        ).fetchall()
+        rules = rules_by_id(
+            ctx.conn, [r["id"] for r in by_seq], today=ctx.today, approval_base=ctx.approval_base
+        )
+        following: dict[str, list[str]] = {}
+        for head, ids in frontier.items():
+            step = [
+                rules[r["id"]]
+                for r in by_seq
+                if r["supersedes"] in ids and r["id"] in rules and rules[r["id"]].status in wanted
+            ]
+            found[head].extend(step)
+            nxt = [r.id for r in step if r.status != "proposed"]
+            if nxt and len(found[head]) < CHAIN_MAX:
+                following[head] = nxt
+        frontier = following
+    return {head: rules[:CHAIN_MAX] for head, rules in found.items()}
 
 
 class SuccessorGroup:
@@ -359,22 +469,8 @@ class SuccessorGroup:
     kind: GroupKind = "successor"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        wanted = {"adopted", "superseded"} | ({"proposed"} if ctx.include_proposed else set())
-        found: list[RuleOut] = []
-        frontier = [ctx.rule.id]
-        while frontier and len(found) < CHAIN_MAX:
-            marks = ",".join("?" for _ in frontier)
-            ids = [
-                r[0]
-                for r in ctx.conn.execute(
-                    f"SELECT id FROM rule WHERE supersedes IN ({marks}) ORDER BY seq", frontier
-                )
-            ]
-            rules = rules_by_id(ctx.conn, ids, today=ctx.today, approval_base=ctx.approval_base)
-            step = [r for r in rules.values() if r.status in wanted]
-            found.extend(step)
-            frontier = [r.id for r in step if r.status != "proposed"]
-        return [_rule_entry(r) for r in found[:CHAIN_MAX]]
+        chains = ctx.for_page("core.successors", lambda heads: _successors(ctx, heads))
+        return [_rule_entry(r) for r in chains.get(ctx.rule.id, [])]
 
     def line_part(self, entries: list[Entry]) -> str:
         return f"superseded by {entries[0].ref.removeprefix('rule/')}"

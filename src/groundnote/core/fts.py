@@ -148,20 +148,25 @@ def expand_prefixes(conn: Connection, terms: list[str]) -> dict[str, list[str]]:
 
     A term with more than EXPANSION_MAX words is left out, so it stays a prefix query.
     """
+    long = [t for t in terms if len(t) >= PREFIX_MIN]
+    if not long:
+        return {}
+    # Every word starting with `bare` sorts between it and `bare` + the highest code point;
+    # one statement for all the terms, each its own range and LIMIT.
+    branches = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {i} AS term, word FROM fts_word WHERE word >= ? AND word < ? "
+        f"ORDER BY word LIMIT ?) AS t{i}"
+        for i in range(len(long))
+    )
+    params = [p for t in long for p in (_bare(t), _bare(t) + "\U0010ffff", EXPANSION_MAX + 1)]
+    found: dict[int, list[str]] = {i: [] for i in range(len(long))}
+    for r in conn.execute(branches, params):
+        found[r[0]].append(r[1])
     out: dict[str, list[str]] = {}
-    for term in terms:
-        if len(term) < PREFIX_MIN:
-            continue
-        bare = _bare(term)
-        # Every word starting with `bare` sorts between it and `bare` + the highest code point.
-        words = [
-            r[0]
-            for r in conn.execute(
-                "SELECT word FROM fts_word WHERE word >= ? AND word < ? ORDER BY word LIMIT ?",
-                (bare, bare + "\U0010ffff", EXPANSION_MAX + 1),
-            )
-        ]
+    for i, term in enumerate(long):
+        words = sorted(found[i])  # code point order, as the collation C sorts
         if len(words) <= EXPANSION_MAX:
+            bare = _bare(term)
             # The word itself always, in case the index splits it other than _TOKEN does.
             out[term] = [bare, *(w for w in words if w != bare)]
     return out

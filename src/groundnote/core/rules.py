@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from groundnote.capabilities import Context
 from groundnote.domain.guidance import Next
 from groundnote.domain.ids import ATTACHMENT_REF_RE, SOURCE_ID_RE
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, in_list
 
 __all__ = [
     "EVIDENCE_REF_RE",
@@ -168,18 +168,18 @@ def rules_by_id(
     wanted = list(dict.fromkeys(ids))
     if not wanted:
         return {}
-    marks = ",".join("?" for _ in wanted)
+    marks, padded = in_list(wanted)
     rows = conn.execute(
         f"SELECT r.*, st.status, st.auto_adopted FROM rule r JOIN rule_state st ON st.id = r.id "
         f"WHERE r.id IN ({marks})",
-        wanted,
+        padded,
     ).fetchall()
     successors: dict[str, list[str]] = {}
     for row in conn.execute(
         f"SELECT s.supersedes, s.id FROM rule s JOIN rule_state st ON st.id = s.id "
         f"WHERE s.supersedes IN ({marks}) AND st.status IN ('proposed','adopted','superseded') "
         "ORDER BY s.seq",
-        wanted,
+        padded,
     ):
         successors.setdefault(row[0], []).append(row[1])
     out: dict[str, RuleOut] = {}

@@ -45,7 +45,7 @@ from groundnote.embedding.base import Vector
 from groundnote.store import Database
 from groundnote.store.dialect import dialect_of
 from groundnote.store.oplog import OpLogEntry, write_entry
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, in_list
 
 __all__ = [
     "POOL_FACTOR",
@@ -128,8 +128,9 @@ def _heads_for(
     if not seqs:
         return []
     params: dict[str, Any] = {"day": day}
-    params.update({f"s{i}": seq for i, seq in enumerate(seqs)})
-    marks = ",".join(f":s{i}" for i in range(len(seqs)))
+    _, padded = in_list(seqs)  # the statement's text repeats: PostgreSQL keeps its plan
+    params.update({f"s{i}": seq for i, seq in enumerate(padded)})
+    marks = ",".join(f":s{i}" for i in range(len(padded)))
     restrict = ""
     if only is not None:
         restrict = f" AND r.id IN ({only.sql})"
@@ -209,11 +210,11 @@ class _Stage:
         info["capped"] = capped or sources_capped
         via: dict[int, float] = {}
         if source_rank:
-            marks = ",".join("?" for _ in source_rank)
+            marks, seqs = in_list(source_rank)
             for row in self.conn.execute(
                 f"SELECT r.seq, s.seq FROM source s JOIN rule_evidence e ON e.source_id = s.id "
                 f"JOIN rule r ON r.id = e.rule_id WHERE s.seq IN ({marks})",
-                list(source_rank),
+                seqs,
             ):
                 rank = source_rank[row[1]]
                 if row[0] not in direct and rank < via.get(row[0], 0.0):
@@ -370,6 +371,9 @@ def search_scope(
         base = ctx.public_url()
         rules = rules_by_id(conn, [h.rule_id for h, _ in matched], today=today, approval_base=base)
         builder = composition.builder()
+        # the bundles of one page read their groups together (BundleContext.for_page)
+        page = tuple(rules[h.rule_id] for h, _ in matched)
+        page_memo: dict[str, Any] = {}
         found = []
         for h, match in matched:
             bundle = builder.build(
@@ -382,6 +386,8 @@ def search_scope(
                     include_proposed=value.include_proposed,
                     approval_base=base,
                     config=ctx.config,
+                    page=page,
+                    page_memo=page_memo,
                 )
             )
             bundle.head.match = match  # type: ignore[assignment]

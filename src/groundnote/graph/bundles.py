@@ -36,13 +36,8 @@ from groundnote.core import (
 )
 from groundnote.domain.errors import ReferenceUnknown, ScopeMismatch
 from groundnote.graph.entities import scope_of
-from groundnote.graph.grouped import (
-    VIA_SOURCE_TYPES,
-    LinkedEntity,
-    entities_linked_to_rule,
-    entities_via_sources,
-)
-from groundnote.store.sql import Connection, Row
+from groundnote.graph.grouped import VIA_SOURCE_TYPES, LinkedEntity, entities_of_rules
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "GROUP_PROVIDERS",
@@ -68,16 +63,27 @@ def _open(prefix: str) -> str:
     )
 
 
-def _counted(prefix: str) -> str:
-    """G5 in SQL for the link `l`, with the minimum confidence in :<prefix>min_confidence."""
+def _counted(prefix: str, minimum: float | None) -> str:
+    """G5 in SQL for the link `l`; a minimum confidence (`_confidence`'s parameter) adds
+    the unreviewed proposed links reaching it. Written out only when there is one: a
+    statement testing `? IS NULL` is bound on the client on PostgreSQL, so never prepared,
+    and these joins took longer to plan than to run (3-18 ms against 0.3 ms)."""
+    confident = (
+        ""
+        if minimum is None
+        else f"OR (l.confidence >= :{prefix}min_confidence AND NOT EXISTS (SELECT 1 FROM "
+        "review v WHERE v.target = 'link/' || l.id AND v.verdict = 'reject'))"
+    )
     return (
         "(l.origin <> 'proposed' "
         "OR EXISTS (SELECT 1 FROM review v WHERE v.target = 'link/' || l.id "
-        "AND v.verdict = 'confirm') "
-        f"OR (:{prefix}min_confidence IS NOT NULL AND l.confidence >= :{prefix}min_confidence "
-        "AND NOT EXISTS (SELECT 1 FROM review v WHERE v.target = 'link/' || l.id "
-        "AND v.verdict = 'reject')))"
+        f"AND v.verdict = 'confirm') {confident})"
     )
+
+
+def _confidence(prefix: str, minimum: float | None) -> dict[str, float]:
+    """The parameter `_counted` names, if it names one."""
+    return {} if minimum is None else {f"{prefix}min_confidence": minimum}
 
 
 _PROPOSED = (
@@ -96,24 +102,21 @@ def _end_of(day: str) -> str:
 
 
 def _linked(ctx: BundleContext) -> list[LinkedEntity]:
-    """The head's entities, read once per bundle for the entity group and head.entities:
-    those linked to the rule, then those its sources concern (DESIGN §15 P8), each once."""
-    found = ctx.memo.get("graph.entities")
-    if found is None:
-        seen: set[str] = set()
-        found = []
-        day_end = _end_of(ctx.as_of)
-        minimum = _min_confidence(ctx.config)
-        for linked in [
-            *entities_linked_to_rule(ctx.conn, ctx.rule.id, minimum, day_end),
-            *entities_via_sources(ctx.conn, ctx.rule.id, minimum, day_end),
-        ]:
-            if linked.ref not in seen:  # two links to one entity: the best one shows
-                seen.add(linked.ref)
-                found.append(linked)
-        ctx.memo["graph.entities"] = found
-    entities: list[LinkedEntity] = found
-    return entities
+    """The head's entities, read once per page for the entity group, head.entities and
+    same-relation: those linked to the rule, then those its sources concern (DESIGN §15 P8),
+    each once."""
+    found: list[LinkedEntity] = _page_linked(ctx).get(ctx.rule.id, [])
+    return found
+
+
+def _page_linked(ctx: BundleContext) -> dict[str, list[LinkedEntity]]:
+    """`_linked` of every head of the page."""
+    return ctx.for_page(
+        "graph.entities",
+        lambda heads: entities_of_rules(
+            ctx.conn, [h.id for h in heads], _min_confidence(ctx.config), _end_of(ctx.as_of)
+        ),
+    )
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -167,17 +170,21 @@ _RULE_COLUMNS = (
     "r.id, r.statement, r.valid_from, st.status, l.origin, l.confidence, "
     f"l.valid_from AS linked_from, {_PROPOSED} AS link_proposed"
 )
+# The rule's entities (:e<n>) and the entities above them, not archived; `c.descendant_id`
+# says which of the rule's entities a row was found through.
 _TO_TARGETS = (
-    "l.to_ref IN (SELECT 'entity/' || c.ancestor_id FROM entity_closure c "
-    "JOIN entity_current k ON k.id = c.ancestor_id "
-    "WHERE c.descendant_id IN ({marks}) AND k.status <> 'archived')"
+    "JOIN entity_closure c ON l.to_ref = 'entity/' || c.ancestor_id "
+    "JOIN entity_current k ON k.id = c.ancestor_id AND k.status <> 'archived'"
 )
 
 
-def _via_source(prefix: str, targets: str) -> str:
+def _via_source(prefix: str, targets: str, minimum: float | None) -> str:
     """SQL for the rule ids whose evidence source, or a cited attachment, has a counted link
     (concerns, belongs_to) open on the day to one of `targets` (DESIGN §15 P8)."""
-    common = f"l.type IN {_VIA_LINKS} AND l.to_ref IN ({targets}) AND {_open(prefix)} AND {_counted(prefix)}"
+    common = (
+        f"l.type IN {_VIA_LINKS} AND l.to_ref IN ({targets}) AND {_open(prefix)} "
+        f"AND {_counted(prefix, minimum)}"
+    )
     return (
         "SELECT e.rule_id FROM link l JOIN rule_evidence e ON e.source_id = substr(l.from_ref, 8) "
         f"WHERE substr(l.from_ref, 1, 7) = 'source/' AND {common} "
@@ -190,32 +197,37 @@ def _via_source(prefix: str, targets: str) -> str:
 @dataclass(frozen=True)
 class _RuleQuery:
     """One way rules reach a group: the joins from the link `l` to the rule `r`, the
-    condition on `l`, and what the entry is reached through (SQL; NULL: a link of its own)."""
+    condition on `l`, what the entry is reached through (SQL; NULL: a link of its own), and
+    `key`: SQL for the head or entity of the page the row belongs to."""
 
     joins: str
     where: str
+    key: str
     via: str = "NULL"
 
 
-def _rule_entries(
+def _rule_rows(
     ctx: BundleContext, queries: list[_RuleQuery], params: dict[str, Any]
-) -> list[Entry]:
-    """Rules passing the head filter, each once, by the best link it hangs on: its own link
-    before one through a source, not proposed first, then confidence, then the link's date
-    (newest first)."""
-    rows: list[Row] = []
-    for query in queries:
-        rows += ctx.conn.execute(
-            f"SELECT {_RULE_COLUMNS}, {query.via} AS via FROM link l {query.joins} "
-            f"JOIN rule_state st ON st.id = r.id WHERE {query.where} AND r.id <> :head "
-            f"AND {_open('')} AND {_counted('')} AND {ctx.head_sql}",
-            {
-                "head": ctx.rule.id,
-                "day": ctx.as_of,
-                "min_confidence": _min_confidence(ctx.config),
-                **params,
-            },
-        ).fetchall()
+) -> dict[str, list[Row]]:
+    """The rows of every query for the whole page, by their `key`: one statement."""
+    out: dict[str, list[Row]] = {}
+    minimum = _min_confidence(ctx.config)
+    union = " UNION ALL ".join(
+        f"SELECT {_RULE_COLUMNS}, {query.via} AS via, {query.key} AS page_key FROM link l "
+        f"{query.joins} JOIN rule_state st ON st.id = r.id WHERE {query.where} "
+        f"AND {_open('')} AND {_counted('', minimum)} AND {ctx.head_sql}"
+        for query in queries
+    )
+    for row in ctx.conn.execute(union, {"day": ctx.as_of, **_confidence("", minimum), **params}):
+        out.setdefault(row["page_key"], []).append(row)
+    return out
+
+
+def _rule_entries(head: str, found: list[Row]) -> list[Entry]:
+    """Rules passing the head filter, other than the head, each once, by the best link it
+    hangs on: its own link before one through a source, not proposed first, then
+    confidence, then the link's date (newest first)."""
+    rows = [r for r in found if r["id"] != head]
     rows.sort(key=lambda r: r["linked_from"], reverse=True)
     rows.sort(
         key=lambda r: (
@@ -248,21 +260,75 @@ def _rule_entries(
     return list(entries.values())[:RULES_MAX]
 
 
+def _named(prefix: str, values: list[str]) -> tuple[str, dict[str, str]]:
+    """Named marks and parameters of an IN list, padded as `in_list` pads (the statement's
+    text repeats across pages, so PostgreSQL keeps its prepared plan)."""
+    _, padded = in_list(values)
+    return ",".join(f":{prefix}{i}" for i in range(len(padded))), {
+        f"{prefix}{i}": v for i, v in enumerate(padded)
+    }
+
+
+def _contradicting(ctx: BundleContext, heads: list[str]) -> dict[str, list[Row]]:
+    marks, refs = _named("h", [f"rule/{h}" for h in heads])
+    # a link from a head, and one to a head: both heads of a link on the page get it
+    queries = [
+        _RuleQuery(
+            "JOIN rule r ON r.id = substr(l.to_ref, 6)",
+            f"l.type = 'contradicts' AND l.from_ref IN ({marks})",
+            key="substr(l.from_ref, 6)",
+        ),
+        _RuleQuery(
+            "JOIN rule r ON r.id = substr(l.from_ref, 6)",
+            f"l.type = 'contradicts' AND l.to_ref IN ({marks})",
+            key="substr(l.to_ref, 6)",
+        ),
+    ]
+    return _rule_rows(ctx, queries, refs)
+
+
 class ContradictsGroup:
     """Rules linked to the head by contradicts, in either direction."""
 
     kind: GroupKind = "contradicts"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        query = _RuleQuery(
-            "JOIN rule r ON r.id = substr(CASE WHEN l.from_ref = :ref THEN l.to_ref "
-            "ELSE l.from_ref END, 6)",
-            "l.type = 'contradicts' AND (l.from_ref = :ref OR l.to_ref = :ref)",
+        found = ctx.for_page(
+            "graph.contradicts", lambda heads: _contradicting(ctx, [h.id for h in heads])
         )
-        return _rule_entries(ctx, [query], {"ref": f"rule/{ctx.rule.id}"})
+        return _rule_entries(ctx.rule.id, found.get(ctx.rule.id, []))
 
     def line_part(self, entries: list[Entry]) -> str:
         return _plural(len(entries), "contradicting rule", "contradicting rules")
+
+
+def _same_relation(ctx: BundleContext) -> dict[str, list[Row]]:
+    """The rows of same-relation for every entity of the page's heads, by that entity."""
+    entities = sorted({e.id for linked in _page_linked(ctx).values() for e in linked})
+    if not entities:
+        return {}
+    marks, named = _named("e", entities)
+    targets = f"c.descendant_id IN ({marks})"
+    own = _RuleQuery(
+        f"{_TO_TARGETS} JOIN rule r ON r.id = substr(l.from_ref, 6)",
+        f"l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' AND {targets}",
+        key="c.descendant_id",
+    )
+    through_source = _RuleQuery(
+        f"{_TO_TARGETS} JOIN rule_evidence e ON e.source_id = substr(l.from_ref, 8) "
+        "JOIN rule r ON r.id = e.rule_id",
+        f"l.type IN {_VIA_LINKS} AND substr(l.from_ref, 1, 7) = 'source/' AND {targets}",
+        key="c.descendant_id",
+        via="l.from_ref",
+    )
+    through_attachment = _RuleQuery(
+        f"{_TO_TARGETS} JOIN rule_evidence e "
+        "ON l.from_ref = 'attachment/' || e.source_id || '#' || e.n JOIN rule r ON r.id = e.rule_id",
+        f"l.type IN {_VIA_LINKS} AND substr(l.from_ref, 1, 11) = 'attachment/' AND {targets}",
+        key="c.descendant_id",
+        via="l.from_ref",
+    )
+    return _rule_rows(ctx, [own, through_source, through_attachment], named)
 
 
 class SameRelationGroup:
@@ -273,31 +339,9 @@ class SameRelationGroup:
     kind: GroupKind = "same-relation"
 
     def entries(self, ctx: BundleContext) -> list[Entry]:
-        entities = [e.id for e in _linked(ctx)]
-        if not entities:
-            return []
-        targets = _TO_TARGETS.format(marks=",".join(f":e{i}" for i in range(len(entities))))
-        own = _RuleQuery(
-            "JOIN rule r ON r.id = substr(l.from_ref, 6)",
-            f"l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' AND {targets}",
-        )
-        through_source = _RuleQuery(
-            "JOIN rule_evidence e ON e.source_id = substr(l.from_ref, 8) "
-            "JOIN rule r ON r.id = e.rule_id",
-            f"l.type IN {_VIA_LINKS} AND substr(l.from_ref, 1, 7) = 'source/' AND {targets}",
-            via="l.from_ref",
-        )
-        through_attachment = _RuleQuery(
-            "JOIN rule_evidence e ON l.from_ref = 'attachment/' || e.source_id || '#' || e.n "
-            "JOIN rule r ON r.id = e.rule_id",
-            f"l.type IN {_VIA_LINKS} AND substr(l.from_ref, 1, 11) = 'attachment/' AND {targets}",
-            via="l.from_ref",
-        )
-        return _rule_entries(
-            ctx,
-            [own, through_source, through_attachment],
-            {f"e{i}": e for i, e in enumerate(entities)},
-        )
+        found = ctx.for_page("graph.same_relation", lambda _: _same_relation(ctx))
+        rows = [row for e in _linked(ctx) for row in found.get(e.id, [])]
+        return _rule_entries(ctx.rule.id, rows)
 
     def line_part(self, entries: list[Entry]) -> str:
         return ""
@@ -326,17 +370,14 @@ def entity_filter(
     ancestors = (
         "SELECT 'entity/' || c.ancestor_id FROM entity_closure c WHERE c.descendant_id = :entity_id"
     )
+    minimum = _min_confidence(config)
     return HeadRestriction(
         sql=(
             "SELECT substr(l.from_ref, 6) FROM link l WHERE "
             f"l.to_ref IN ({ancestors}) "
             f"AND l.type IN {_ENTITY_LINKS} AND substr(l.from_ref, 1, 5) = 'rule/' "
-            f"AND {_open('entity_')} AND {_counted('entity_')} "
-            f"UNION {_via_source('entity_', ancestors)}"
+            f"AND {_open('entity_')} AND {_counted('entity_', minimum)} "
+            f"UNION {_via_source('entity_', ancestors, minimum)}"
         ),
-        params={
-            "entity_id": entity_id,
-            "entity_day": day,
-            "entity_min_confidence": _min_confidence(config),
-        },
+        params={"entity_id": entity_id, "entity_day": day, **_confidence("entity_", minimum)},
     )

@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from groundnote.domain.guidance import PathItem
 from groundnote.graph.links import counted, kind_of, reply_links, stored_links, subtree_links
 from groundnote.graph.models import Entry, Group, LinkOut
-from groundnote.graph.queries import PAGE_SIZE, path_items
-from groundnote.store.sql import Connection
+from groundnote.graph.queries import PAGE_SIZE, path_items, paths_of
+from groundnote.store.sql import Connection, in_list
 
 __all__ = [
     "GROUP_ORDER",
     "VIA_SOURCE_TYPES",
     "LinkedEntity",
     "entities_linked_to_rule",
-    "entities_via_sources",
+    "entities_of_rules",
     "entity_groups",
 ]
 
@@ -136,29 +136,46 @@ class LinkedEntity:
     via: str | None = None  # the evidence ref the entity is reached through; None: direct
 
 
-def _linked_entity(
-    conn: Connection, link: LinkOut, other: str, via: str | None
-) -> LinkedEntity | None:
-    """The entity at the other end of a counted link, or None when it is gone or archived."""
-    entity_id = other.removeprefix("entity/")
-    row = conn.execute(
-        "SELECT name, type, status FROM entity_current WHERE id = ?", (entity_id,)
-    ).fetchone()
-    if row is None or row["status"] == "archived":
-        return None
-    return LinkedEntity(
-        ref=other,
-        id=entity_id,
-        name=row["name"],
-        type=row["type"],
-        path=path_items(conn, entity_id),
-        link_type=link.type,
-        origin=link.origin,
-        proposed=link.origin == "proposed" and link.status != "confirmed",
-        confidence=link.confidence,
-        valid_from=link.valid_from,
-        via=via,
-    )
+def _linked_entities(
+    conn: Connection, found: dict[str, list[tuple[LinkOut, str, str | None]]]
+) -> dict[str, list[LinkedEntity]]:
+    """For each key, the entities at the other end (`other`) of its counted links, each with
+    its path, leaving out those gone or archived: two statements for every key at once."""
+    ids = sorted({other.removeprefix("entity/") for ends in found.values() for _, other, _ in ends})
+    if not ids:
+        return {key: [] for key in found}
+    marks, wanted = in_list(ids)
+    rows = {
+        r["id"]: r
+        for r in conn.execute(
+            f"SELECT id, name, type, status FROM entity_current WHERE id IN ({marks})", wanted
+        )
+    }
+    paths = paths_of(conn, ids)
+    out: dict[str, list[LinkedEntity]] = {}
+    for key, ends in found.items():
+        out[key] = []
+        for link, other, via in ends:
+            entity_id = other.removeprefix("entity/")
+            row = rows.get(entity_id)
+            if row is None or row["status"] == "archived":
+                continue
+            out[key].append(
+                LinkedEntity(
+                    ref=other,
+                    id=entity_id,
+                    name=row["name"],
+                    type=row["type"],
+                    path=paths.get(entity_id, []),
+                    link_type=link.type,
+                    origin=link.origin,
+                    proposed=link.origin == "proposed" and link.status != "confirmed",
+                    confidence=link.confidence,
+                    valid_from=link.valid_from,
+                    via=via,
+                )
+            )
+    return out
 
 
 def _head_order(found: list[LinkedEntity]) -> list[LinkedEntity]:
@@ -168,6 +185,21 @@ def _head_order(found: list[LinkedEntity]) -> list[LinkedEntity]:
     return found
 
 
+def _direct_ends(
+    links: list[LinkOut], rule_ids: list[str], min_confidence: float | None, now: str
+) -> dict[str, list[tuple[LinkOut, str, str | None]]]:
+    """Per rule, its counted open links of a head type to an entity, and that entity's ref."""
+    rules = {f"rule/{r}": r for r in rule_ids}
+    out: dict[str, list[tuple[LinkOut, str, str | None]]] = {r: [] for r in rule_ids}
+    for link in links:
+        if link.type not in _HEAD_TYPES or not (_open(link, now) and counted(link, min_confidence)):
+            continue
+        for end, other in ((link.from_ref, link.to_ref), (link.to_ref, link.from_ref)):
+            if end in rules and other.startswith("entity/"):
+                out[rules[end]].append((link, other, None))
+    return out
+
+
 def entities_linked_to_rule(
     conn: Connection, rule_id: str, min_confidence: float | None, now: str
 ) -> list[LinkedEntity]:
@@ -175,62 +207,69 @@ def entities_linked_to_rule(
 
     Ordered for a bundle head: not proposed first, then confidence, then date (newest first).
     """
-    out: list[LinkedEntity] = []
-    ref = f"rule/{rule_id}"
-    for link in stored_links(conn, [ref]):
-        other = link.to_ref if link.from_ref == ref else link.from_ref
-        if (
-            link.type not in _HEAD_TYPES
-            or not other.startswith("entity/")
-            or not (_open(link, now) and counted(link, min_confidence))
-        ):
-            continue
-        linked = _linked_entity(conn, link, other, None)
-        if linked is not None:
-            out.append(linked)
-    return _head_order(out)
+    links = stored_links(conn, [f"rule/{rule_id}"])
+    ends = _direct_ends(links, [rule_id], min_confidence, now)
+    return _head_order(_linked_entities(conn, ends)[rule_id])
 
 
-def _evidence_refs(conn: Connection, rule_id: str) -> list[str]:
-    """The refs a rule's evidence reaches: each cited source, and each cited attachment."""
-    refs: list[str] = []
+def _evidence_refs(conn: Connection, rule_ids: list[str]) -> dict[str, list[str]]:
+    """Per rule, the refs its evidence reaches: each cited source, and each cited attachment."""
+    refs: dict[str, list[str]] = {r: [] for r in rule_ids}
+    marks, wanted = in_list(rule_ids)
     for row in conn.execute(
-        "SELECT e.source_id, e.n FROM rule_evidence e JOIN source s ON s.id = e.source_id "
-        "WHERE e.rule_id = ? ORDER BY s.day, s.seq, e.n",
-        (rule_id,),
+        "SELECT e.rule_id, e.source_id, e.n FROM rule_evidence e JOIN source s "
+        f"ON s.id = e.source_id WHERE e.rule_id IN ({marks}) ORDER BY e.rule_id, s.day, s.seq, e.n",
+        wanted,
     ):
+        held = refs[row["rule_id"]]
         source = f"source/{row['source_id']}"
-        if source not in refs:
-            refs.append(source)
+        if source not in held:
+            held.append(source)
         if row["n"] is not None:
-            refs.append(f"attachment/{row['source_id']}#{row['n']}")
+            held.append(f"attachment/{row['source_id']}#{row['n']}")
     return refs
 
 
-def entities_via_sources(
-    conn: Connection, rule_id: str, min_confidence: float | None, now: str
-) -> list[LinkedEntity]:
-    """Entities that a source (or attachment) of the rule's evidence concerns or is filed
-    under, counted per G5, not archived; each marked `via` the evidence ref it hangs on.
-    Ordered like `entities_linked_to_rule`; an entity reached through two sources shows once.
-    """
-    out: list[LinkedEntity] = []
-    seen: set[str] = set()
-    evidence = _evidence_refs(conn, rule_id)
-    for link in stored_links(conn, evidence):
+def entities_of_rules(
+    conn: Connection, rule_ids: list[str], min_confidence: float | None, now: str
+) -> dict[str, list[LinkedEntity]]:
+    """Per rule, the entities a search bundle shows for it, each once: those linked to the
+    rule (as `entities_linked_to_rule`), then those a source (or attachment) of its evidence
+    concerns or is filed under (DESIGN §15 P8), counted per G5, not archived, marked `via`
+    the evidence ref they hang on. Four statements for any number of rules."""
+    if not rule_ids:
+        return {}
+    evidence = _evidence_refs(conn, rule_ids)
+    cited: dict[str, list[str]] = {}  # evidence ref → the rules citing it
+    for rule_id, refs in evidence.items():
+        for ref in refs:
+            cited.setdefault(ref, []).append(rule_id)
+    links = stored_links(conn, [f"rule/{r}" for r in rule_ids] + list(cited))
+    found = {
+        f"direct:{r}": ends
+        for r, ends in _direct_ends(links, rule_ids, min_confidence, now).items()
+    }
+    for rule_id in rule_ids:
+        found[f"via:{rule_id}"] = []
+    for link in links:
         if (
-            link.from_ref not in evidence
-            or link.type not in VIA_SOURCE_TYPES
+            link.type not in VIA_SOURCE_TYPES
             or not link.to_ref.startswith("entity/")
             or not (_open(link, now) and counted(link, min_confidence))
         ):
             continue
-        linked = _linked_entity(conn, link, link.to_ref, link.from_ref)
-        if linked is not None:
-            out.append(linked)
-    ordered = []
-    for linked in _head_order(out):
-        if linked.ref not in seen:
-            seen.add(linked.ref)
-            ordered.append(linked)
-    return ordered
+        for rule_id in cited.get(link.from_ref, []):
+            found[f"via:{rule_id}"].append((link, link.to_ref, link.from_ref))
+    linked = _linked_entities(conn, found)
+    out: dict[str, list[LinkedEntity]] = {}
+    for rule_id in rule_ids:
+        seen: set[str] = set()
+        out[rule_id] = []
+        for entity in [
+            *_head_order(linked[f"direct:{rule_id}"]),
+            *_head_order(linked[f"via:{rule_id}"]),
+        ]:
+            if entity.ref not in seen:  # two links to one entity: the best one shows
+                seen.add(entity.ref)
+                out[rule_id].append(entity)
+    return out

@@ -51,7 +51,7 @@ from groundnote.graph.queries import (
     TREE_MAX_DEPTH,
     TREE_MAX_NODES,
     answered,
-    children_page,
+    child_nodes,
     entity_out,
     level_counts,
     path_items,
@@ -61,6 +61,7 @@ from groundnote.graph.queries import (
 from groundnote.graph.resolve import resolve_key
 from groundnote.graph.semantic_tier import semantic_candidates
 from groundnote.graph.trigram import index_for
+from groundnote.store.sql import Connection
 
 __all__ = [
     "entity_create",
@@ -81,13 +82,19 @@ def _author(ctx: Context) -> Author:
 
 def _entity(ctx: Context, scope: str, entity_id: str) -> tuple[EntityOut, list[PathItem]]:
     with ctx.scope_db(scope).read() as conn:
-        row = answered(conn, entity_id)
-        if row is None:
-            raise NotFound(
-                f"The entity {entity_id} does not exist in scope {scope}.",
-                next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
-            )
-        return entity_out(row, ctx.public_url()), path_items(conn, entity_id)
+        return _entity_in(ctx, conn, scope, entity_id)
+
+
+def _entity_in(
+    ctx: Context, conn: Connection, scope: str, entity_id: str
+) -> tuple[EntityOut, list[PathItem]]:
+    row = answered(conn, entity_id)
+    if row is None:
+        raise NotFound(
+            f"The entity {entity_id} does not exist in scope {scope}.",
+            next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
+        )
+    return entity_out(row, ctx.public_url()), path_items(conn, entity_id)
 
 
 def _check_scope(scope: str, entity_id: str) -> None:
@@ -316,8 +323,8 @@ def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
 def entity_path(ctx: Context, value: PathInput) -> PathOutput:
     _check_scope(value.scope, value.id)
     ctx.log.refs = [f"entity/{value.id}"]
-    entity, items = _entity(ctx, value.scope, value.id)
     with ctx.scope_db(value.scope).read() as conn:
+        entity, items = _entity_in(ctx, conn, value.scope, value.id)
         history = versions(conn, value.id)
     return PathOutput(
         entity=entity,
@@ -343,23 +350,21 @@ def entity_path(ctx: Context, value: PathInput) -> PathOutput:
     )
 
 
-def _grow(ctx: Context, scope: str, nodes: list[TreeNode], depth: int) -> int:
+def _grow(conn: Connection, nodes: list[TreeNode], depth: int) -> int:
     """Add levels 2…depth node by node, up to 50 children each, while under 200 nodes."""
     total = len(nodes)
     frontier = nodes
-    with ctx.scope_db(scope).read() as conn:
-        for _ in range(depth - 1):
-            following: list[TreeNode] = []
-            for node in frontier:
-                if node.children == 0 or total >= TREE_MAX_NODES:
-                    continue
-                kids, _count = children_page(conn, node.id, 1)
-                kids = kids[: TREE_MAX_NODES - total]
-                node.nodes = kids
-                node.hidden_children = node.children - len(kids)
-                total += len(kids)
-                following.extend(kids)
-            frontier = following
+    for _ in range(depth - 1):
+        following: list[TreeNode] = []
+        for node in frontier:
+            if node.children == 0 or total >= TREE_MAX_NODES:
+                continue
+            kids = child_nodes(conn, node.id, 1)[: TREE_MAX_NODES - total]
+            node.nodes = kids
+            node.hidden_children = node.children - len(kids)
+            total += len(kids)
+            following.extend(kids)
+        frontier = following
     return total
 
 
@@ -386,16 +391,21 @@ def _tree(ctx: Context, scope: str, entity_id: str | None, depth: int, page: int
     items: list[PathItem] = []
     if entity_id is not None:
         _check_scope(scope, entity_id)
-        entity, items = _entity(ctx, scope, entity_id)
-        ctx.log.refs = [f"entity/{entity_id}"]
     with ctx.scope_db(scope).read() as conn:
         if entity_id is None:
             nodes, total = top_level_page(conn, page)
             levels = {"1": total}
         else:
-            nodes, total = children_page(conn, entity_id, page)
-            levels = level_counts(conn, entity_id, depth)
-    _grow(ctx, scope, nodes, depth)
+            entity, items = _entity_in(ctx, conn, scope, entity_id)
+            ctx.log.refs = [f"entity/{entity_id}"]
+            nodes, total = child_nodes(conn, entity_id, page), entity.children
+            # the first level is the entity's children: counted already
+            levels = (
+                level_counts(conn, entity_id, depth)
+                if depth > 1
+                else ({"1": total} if total else {})
+            )
+        _grow(conn, nodes, depth)
     pages = max(1, math.ceil(total / PAGE_SIZE))
     steps: list[Next] = []
     hidden = _first_hidden(nodes)

@@ -15,7 +15,7 @@ from groundnote.domain.errors import NotFound, ReferenceUnknown, ScopeMismatch, 
 from groundnote.domain.ids import SOURCE_ID_RE, format_seq_id
 from groundnote.graph.entities import Author
 from groundnote.graph.models import LinkOut
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "VOCABULARY",
@@ -203,11 +203,11 @@ def stored_links(conn: Connection, refs: list[str]) -> list[LinkOut]:
     """Stored links with either end among refs, newest first."""
     if not refs:
         return []
-    marks = ",".join("?" * len(refs))
+    marks, padded = in_list(refs)
     rows = conn.execute(
         f"SELECT {_LINK_COLUMNS} FROM link l WHERE l.from_ref IN ({marks}) "
         f"OR l.to_ref IN ({marks}) ORDER BY l.seq DESC",
-        (*refs, *refs),
+        (*padded, *padded),
     ).fetchall()
     return [_link_out(r) for r in rows]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from groundnote.domain.guidance import PathItem
 from groundnote.graph.models import EntityOut, TreeNode, VersionOut
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Row, in_list
 
 __all__ = [
     "PAGE_SIZE",
@@ -15,14 +15,14 @@ __all__ = [
     "TREE_MAX_NODES",
     "answered",
     "approval_url",
-    "children_page",
-    "count_children",
+    "child_nodes",
     "current",
     "descendant_ids",
     "entity_out",
     "level",
     "level_counts",
     "path_items",
+    "paths_of",
     "subtree_depth",
     "top_level_page",
     "versions",
@@ -90,11 +90,6 @@ def answered(conn: Connection, entity_id: str) -> Row | None:
     return row
 
 
-def count_children(conn: Connection, entity_id: str) -> int:
-    count: int = conn.execute("SELECT " + CHILDREN.format(id="?"), (entity_id,)).fetchone()[0]
-    return count
-
-
 def level(conn: Connection, entity_id: str) -> int:
     """1 for a top-level entity: the levels of the tree down to it, itself included."""
     found: int = conn.execute(
@@ -128,6 +123,24 @@ def path_items(conn: Connection, entity_id: str) -> list[PathItem]:
         (entity_id,),
     ).fetchall()
     return [PathItem(id=r["id"], name=r["name"], type=r["type"]) for r in rows]
+
+
+def paths_of(conn: Connection, entity_ids: list[str]) -> dict[str, list[PathItem]]:
+    """`path_items` of each entity, in one statement."""
+    if not entity_ids:
+        return {}
+    marks, wanted = in_list(entity_ids)
+    out: dict[str, list[PathItem]] = {}
+    for r in conn.execute(
+        "SELECT c.descendant_id, k.id, k.name, k.type FROM entity_closure c JOIN entity_current k "
+        f"ON k.id = c.ancestor_id WHERE c.descendant_id IN ({marks}) "
+        "ORDER BY c.descendant_id, c.depth DESC",
+        wanted,
+    ):
+        out.setdefault(r["descendant_id"], []).append(
+            PathItem(id=r["id"], name=r["name"], type=r["type"])
+        )
+    return out
 
 
 def approval_url(public_url: str, scope: str, entity_id: str) -> str:
@@ -189,15 +202,16 @@ _NODE_COLUMNS = (
 )
 
 
-def children_page(conn: Connection, entity_id: str, page: int) -> tuple[list[TreeNode], int]:
-    """One page of direct children (not archived), by name; and how many there are."""
+def child_nodes(conn: Connection, entity_id: str, page: int) -> list[TreeNode]:
+    """One page of direct children (not archived), by name (how many there are is the
+    parent's `children`)."""
     rows = conn.execute(
         f"SELECT {_NODE_COLUMNS} FROM entity_closure c JOIN entity_current k "
         "ON k.id = c.descendant_id WHERE c.ancestor_id = ? AND c.depth = 1 "
         "AND k.status <> 'archived' ORDER BY lower(k.name), k.id LIMIT ? OFFSET ?",
         (entity_id, PAGE_SIZE, (page - 1) * PAGE_SIZE),
     ).fetchall()
-    return [_node(r) for r in rows], count_children(conn, entity_id)
+    return [_node(r) for r in rows]
 
 
 def top_level_page(conn: Connection, page: int) -> tuple[list[TreeNode], int]:

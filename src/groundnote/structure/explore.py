@@ -24,7 +24,7 @@ from groundnote.graph.counters import log_counts, tallies
 from groundnote.graph.grouped import entity_groups
 from groundnote.graph.links import stored_links
 from groundnote.graph.models import PathInput, TreeInput, VersionOut
-from groundnote.graph.queries import PAGE_SIZE, children_page, path_items
+from groundnote.graph.queries import PAGE_SIZE, child_nodes, path_items
 from groundnote.store.sql import Connection, Row
 from groundnote.structure.explore_models import (
     ACTIVITY_PAGE,
@@ -235,7 +235,7 @@ def _neighbourhood(
             )
         )
     if children:
-        kids, _ = children_page(conn, entity_id, 1)
+        kids = child_nodes(conn, entity_id, 1)
         groups.append(
             NeighbourGroup(
                 kind="child",
