@@ -539,6 +539,7 @@ def import_(ctx: Context, value: ImportInput) -> ImportOutput:
         counts = import_lines(
             conn, transfer, value.scope, value.jsonl.splitlines(), leave_out=CALLER_LEAVES_OUT
         )
+    ctx.scope_db(value.scope).analyze()
     return ImportOutput(
         scope=value.scope,
         imported=counts,

@@ -146,6 +146,11 @@ class Database(ABC):
         """The engine's own check of the unit's storage and its foreign keys."""
 
     @abstractmethod
+    def analyze(self) -> None:
+        """Refresh the planner's statistics after a bulk load (an import, a migrate), so that
+        the next reads are planned for the rows now there."""
+
+    @abstractmethod
     def tables(self) -> list[str]:
         """The unit's tables (virtual ones included), its own bookkeeping left out."""
 

@@ -353,10 +353,12 @@ def migrate_home(
             tables = [t.name for t in spec.scope_transfer.tables] + list(spec.scope_kept)
             bar = _Bar(progress, name, _total(table_counts(units[-1][0]), tables))
             _copy_scope(source, name, target, spec, bar)
+            target.analyze()  # planned for its rows from the first read on the new server
             report.rows += bar.done
         counts = table_counts(source.instance)
         bar = _Bar(progress, "instance", sum(v for k, v in counts.items() if k not in _NOT_COPIED))
         _copy_instance(source.instance, instance, spec, bar)
+        instance.analyze()
         report.rows += bar.done
 
         _verify(report, source, units, spec)

@@ -222,6 +222,10 @@ class SqliteDatabase(Database):
             ]
         return problems
 
+    def analyze(self) -> None:
+        """Nothing: SQLite plans Groundnote's statements by their indexes and keeps no
+        statistics unless asked, and asking could move plans that are measured as they are."""
+
     def tables(self) -> list[str]:
         """Tables and virtual tables; FTS shadow tables and the ledger left out."""
         with self.read() as conn:

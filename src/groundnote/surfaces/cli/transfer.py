@@ -64,7 +64,9 @@ def _import(
 ) -> dict[str, int]:
     with PhaseBars() as bars, open(file, encoding="utf-8") as lines, db.write() as conn:
         refuse_unless_empty(conn, transfer, owner, what, remedy)
-        return import_lines(conn, transfer, owner, lines, progress=bars)
+        counts = import_lines(conn, transfer, owner, lines, progress=bars)
+    db.analyze()
+    return counts
 
 
 def _summary(counts: dict[str, int]) -> str:
