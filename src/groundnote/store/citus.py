@@ -14,6 +14,7 @@ database has the `citus` extension and does nothing otherwise.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -248,9 +249,25 @@ def drop_database(admin_url: str, name: str) -> None:
         for host, port in nodes:
             worker = psycopg.conninfo.make_conninfo(admin_url, host=host, port=port)
             with psycopg.connect(worker, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                _drop_forced(conn, name)
         admin.execute("SET citus.enable_create_database_propagation = off")
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop_forced(admin, name)
+
+
+def _drop_forced(conn: Any, name: str) -> None:
+    """DROP DATABASE … WITH (FORCE), again while a session still holds it: FORCE ends the
+    sessions it finds, and a maintenance daemon may connect anew in between (CI's Citus run
+    once failed on 'database … is being accessed by other users')."""
+    import psycopg
+
+    for attempt in range(10):
+        try:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            return
+        except psycopg.errors.ObjectInUse:
+            if attempt == 9:
+                raise
+            time.sleep(0.2)
 
 
 def with_database(url: str, name: str) -> str:
