@@ -12,7 +12,8 @@ from groundnote.graph.fts import put_text, rebuild_fts
 from groundnote.graph.trigram import TrigramIndex, index_for
 from groundnote.runtime import Runtime
 from groundnote.store import Database, changes
-from tests.conftest import Call
+from groundnote.store.database import one_call
+from tests.conftest import Call, raw_connection
 
 
 @pytest.fixture
@@ -107,3 +108,28 @@ def test_the_record_keeps_only_its_newest_rows(runtime: Runtime, scope: str) -> 
         conn.execute("INSERT INTO change_record (seq, kind, ref) VALUES (101000, 'k', 'r')")
         rows = [r[0] for r in conn.execute("SELECT seq FROM change_record ORDER BY seq")]
     assert rows == [100999, 101000]
+
+
+def test_a_call_asks_the_version_once_until_it_commits(runtime: Runtime, scope: str) -> None:
+    # One capability call is one look at the record on PostgreSQL (a round trip each ask):
+    # another process's commit during the call is seen by the next call; the call's own
+    # commit, and anything after the call, are seen at once. SQLite asks its connection's
+    # PRAGMA each time (free), so it sees the other commit at once too.
+    db = runtime.home.scope_db(scope)
+    other = raw_connection(runtime, scope)
+    try:
+        with one_call():
+            first = db.data_version()
+            other.execute("BEGIN")
+            changes.record(other, "test", "elsewhere")
+            other.execute("COMMIT")
+            during = db.data_version()
+            with db.write() as conn:
+                changes.record(conn, "test", "own")
+            after_own = db.data_version()
+        after_call = db.data_version()
+    finally:
+        other.close()
+    assert (during == first) == (db.backend == "postgresql")
+    assert after_own != first
+    assert after_call == after_own

@@ -132,6 +132,7 @@ class Registry:
         """The capabilities resolved by pointer, in the order they were declared."""
         return list(self._by_shape.values())
 
+    @one_call()
     def invoke(
         self,
         home: Home,
@@ -145,22 +146,8 @@ class Registry:
         log_as: LogAs | None = None,
         meta: Mapping[str, str] | None = None,
     ) -> BaseModel:
-        """Call one capability; raises a GroundnoteError for every refusal."""
-        with one_call():
-            return self._invoke(home, config, cap, raw, principal, channel, progress, log_as, meta)
-
-    def _invoke(
-        self,
-        home: Home,
-        config: Config,
-        cap: AnyCapability,
-        raw: Any,
-        principal: Principal | None,
-        channel: str,
-        progress: Progress | None,
-        log_as: LogAs | None,
-        meta: Mapping[str, str] | None,
-    ) -> BaseModel:
+        """Call one capability; raises a GroundnoteError for every refusal. One call for the
+        store (`one_call`): each unit's data version is read once in it."""
         ctx = Context(
             home=home,
             config=config,
