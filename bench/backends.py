@@ -35,7 +35,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -47,9 +46,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
-import psycopg  # noqa: E402
 
-from bench.common import Timing, print_table, time_calls  # noqa: E402
+from bench.common import Timing, print_table, throwaway_database, time_calls  # noqa: E402
 from bench.core import WORDS  # noqa: E402
 from bench.core import generate as generate_texts  # noqa: E402
 from bench.transfer import synthetic_export  # noqa: E402
@@ -58,7 +56,6 @@ from groundnote.config import CONFIG_FILE  # noqa: E402
 from groundnote.domain.clock import FixedClock  # noqa: E402
 from groundnote.impulses.writes import WRITE_OPS  # noqa: E402
 from groundnote.runtime import SCOPE_TRANSFER, Runtime, open_runtime  # noqa: E402
-from groundnote.store.postgres import close_pools  # noqa: E402
 from groundnote.store.transfer import import_lines  # noqa: E402
 
 SCOPE, BIG, TEXTS = "bench", "big", "docs"
@@ -272,22 +269,11 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=100_000)
     parser.add_argument("--texts", type=int, default=100_000, help="rules, and as many sources")
     args = parser.parse_args()
-    name = f"bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(args.server, autocommit=True) as admin:
-        admin.execute(
-            f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8' "  # type: ignore[arg-type]
-            "LC_COLLATE 'C' LC_CTYPE 'C'"
-        )
-    url = args.server.rsplit("/", 1)[0] + "/" + name
     results: dict[str, Figures] = {}
-    try:
+    with throwaway_database(args.server) as url:
         for label, database in (("SQLite", None), ("PostgreSQL", url)):
             with tempfile.TemporaryDirectory() as folder:
                 results[label] = _measure(Path(folder) / "home", database, args)
-    finally:
-        close_pools(url)
-        with psycopg.connect(args.server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
     lite, pg = results["SQLite"], results["PostgreSQL"]
 
     def timing(label: str, key: str, pick: Callable[[Timing], float]) -> list[Any]:

@@ -1,13 +1,16 @@
-"""Helpers shared by the benchmarks: timing, percentiles, peak RSS, a printed table."""
+"""Helpers shared by the benchmarks: timing, percentiles, peak RSS, a printed table, a
+throwaway PostgreSQL database."""
 
 from __future__ import annotations
 
 import resource
 import statistics
 import time
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
-__all__ = ["Timing", "peak_rss_mb", "print_table", "time_calls"]
+__all__ = ["Timing", "peak_rss_mb", "print_table", "throwaway_database", "time_calls"]
 
 
 class Timing:
@@ -54,3 +57,27 @@ def print_table(title: str, header: Iterable[str], rows: Iterable[Iterable[objec
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     for row in body:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+
+
+@contextmanager
+def throwaway_database(server: str) -> Iterator[str]:
+    """The URL of a new database (collation C, as Groundnote needs) on `server`, under a name
+    of its own so that two benchmarks never drop each other's; dropped at the end, after
+    this process's pools on it are closed."""
+    import psycopg
+
+    from groundnote.store.postgres import close_pools
+
+    name = f"bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(
+            f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8' "  # type: ignore[arg-type]
+            "LC_COLLATE 'C' LC_CTYPE 'C'"
+        )
+    url = server.split("?")[0].rsplit("/", 1)[0] + "/" + name
+    try:
+        yield url
+    finally:
+        close_pools(url)
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]

@@ -7,8 +7,8 @@ closure and full text the target rebuilds) into an empty PostgreSQL database, ve
 
 The SQLite home is filled by importing bench/transfer.py's `synthetic_export`; beside the
 migrate it times that import (SQLite into SQLite, the same engine) and the same import into a
-scope of the migrated PostgreSQL home, for the ratio of the two backends. It creates the
-database `pgmigrate_bench` on that server and drops it afterwards.
+scope of the migrated PostgreSQL home, for the ratio of the two backends. It creates a
+database of its own on that server and drops it afterwards.
 """
 
 from __future__ import annotations
@@ -20,24 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import psycopg
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from bench.common import print_table  # noqa: E402
+from bench.common import print_table, throwaway_database  # noqa: E402
 from bench.transfer import synthetic_export  # noqa: E402
 from groundnote.runtime import MIGRATE_SPEC, SCOPE_TRANSFER, open_runtime  # noqa: E402
 from groundnote.store.migrate import migrate_home  # noqa: E402
-from groundnote.store.postgres import close_pools  # noqa: E402
 from groundnote.store.transfer import import_lines  # noqa: E402
-
-DB = "pgmigrate_bench"
-
-
-def _with_database(url: str, name: str) -> str:
-    base = url.split("?")[0].rsplit("/", 1)[0]
-    return f"{base}/{name}"
 
 
 def main() -> None:
@@ -46,45 +36,41 @@ def main() -> None:
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gn-bench-migrate-"))
-    target = _with_database(args.url, DB)
-    with psycopg.connect(args.url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
-        admin.execute(
-            f"CREATE DATABASE \"{DB}\" TEMPLATE template0 ENCODING UTF8 LC_COLLATE 'C' LC_CTYPE 'C'"
-        )
     try:
-        runtime = open_runtime(work / "home", environ={})
-        runtime.home.create_scope("bench")
-        start = time.perf_counter()
-        with runtime.home.scope_db("bench").write() as conn:
-            import_lines(conn, SCOPE_TRANSFER, "bench", synthetic_export("bench", args.n))
-        filled = time.perf_counter() - start
-        report = migrate_home(runtime.home, target, MIGRATE_SPEC)
-        runtime.close()
-        assert not report.problems, report.problems
-        moved = open_runtime(work / "home", environ={}, database_url=target)
-        moved.home.create_scope("copy")
-        start = time.perf_counter()
-        with moved.home.scope_db("copy").write() as conn:
-            import_lines(conn, SCOPE_TRANSFER, "copy", synthetic_export("copy", args.n))
-        imported = time.perf_counter() - start
-        moved.close()
-        truth = 4 * args.n - 1
-        print_table(
-            f"migrate of a SQLite home of {args.n:,} entities ({report.rows:,} rows copied)",
-            ["step", "seconds", "rows/s"],
-            [
-                ["import into SQLite (same rows)", f"{filled:.1f}", f"{truth / filled:,.0f}"],
-                ["import into PostgreSQL (same rows)", f"{imported:.1f}", f"{truth / imported:,.0f}"],
-                ["  PostgreSQL / SQLite", f"{imported / filled:.2f}", ""],
-                ["migrate into PostgreSQL", f"{report.seconds:.1f}", f"{report.rows / report.seconds:,.0f}"],
-            ],
-        )  # fmt: skip
+        with throwaway_database(args.url) as target:
+            _run(args.n, work, target)
     finally:
-        close_pools(target)
-        with psycopg.connect(args.url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _run(n: int, work: Path, target: str) -> None:
+    runtime = open_runtime(work / "home", environ={})
+    runtime.home.create_scope("bench")
+    start = time.perf_counter()
+    with runtime.home.scope_db("bench").write() as conn:
+        import_lines(conn, SCOPE_TRANSFER, "bench", synthetic_export("bench", n))
+    filled = time.perf_counter() - start
+    report = migrate_home(runtime.home, target, MIGRATE_SPEC)
+    runtime.close()
+    assert not report.problems, report.problems
+    moved = open_runtime(work / "home", environ={}, database_url=target)
+    moved.home.create_scope("copy")
+    start = time.perf_counter()
+    with moved.home.scope_db("copy").write() as conn:
+        import_lines(conn, SCOPE_TRANSFER, "copy", synthetic_export("copy", n))
+    imported = time.perf_counter() - start
+    moved.close()
+    truth = 4 * n - 1
+    print_table(
+        f"migrate of a SQLite home of {n:,} entities ({report.rows:,} rows copied)",
+        ["step", "seconds", "rows/s"],
+        [
+            ["import into SQLite (same rows)", f"{filled:.1f}", f"{truth / filled:,.0f}"],
+            ["import into PostgreSQL (same rows)", f"{imported:.1f}", f"{truth / imported:,.0f}"],
+            ["  PostgreSQL / SQLite", f"{imported / filled:.2f}", ""],
+            ["migrate into PostgreSQL", f"{report.seconds:.1f}", f"{report.rows / report.seconds:,.0f}"],
+        ],
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

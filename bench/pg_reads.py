@@ -25,21 +25,17 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
 from bench.backends import BIG, SCOPE_TRANSFER, TEXTS, WORDS, _caller, _open
-from bench.common import print_table
+from bench.common import print_table, throwaway_database
 from bench.core import generate as generate_texts
 from bench.transfer import synthetic_export
 from groundnote.store import postgres
-from groundnote.store.postgres import close_pools
 from groundnote.store.transfer import import_lines
 
 _NUMBERS = re.compile(r"\b\d+\b")
@@ -125,67 +121,52 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--analyze", action="store_true")
     args = parser.parse_args()
-    name = f"bench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(args.server, autocommit=True) as admin:
-        admin.execute(
-            f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8' "  # type: ignore[arg-type]
-            "LC_COLLATE 'C' LC_CTYPE 'C'"
-        )
-    url = args.server.rsplit("/", 1)[0] + "/" + name
     trace = _Trace()
     trace.install()
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            rt, principal, _ = _open(Path(folder) / "home", url)
-            try:
-                call = _caller(rt, principal)
-                with rt.home.scope_db(BIG).write() as conn:
-                    import_lines(conn, SCOPE_TRANSFER, BIG, synthetic_export(BIG, args.entities))
-                rng = random.Random(7)
-                n = args.entities
+    with throwaway_database(args.server) as url, tempfile.TemporaryDirectory() as folder:
+        rt, principal, _ = _open(Path(folder) / "home", url)
+        try:
+            call = _caller(rt, principal)
+            with rt.home.scope_db(BIG).write() as conn:
+                import_lines(conn, SCOPE_TRANSFER, BIG, synthetic_export(BIG, args.entities))
+            rng = random.Random(7)
+            n = args.entities
 
-                def analyzed() -> None:
-                    if args.analyze:
-                        with psycopg.connect(url, autocommit=True) as db:
-                            db.execute("ANALYZE")
+            def analyzed(scope: str) -> None:
+                if args.analyze:
+                    rt.home.scope_db(scope).analyze()  # as `groundnote import` does
 
-                # as bench/backends.py runs them: the tree right after its bulk load
-                analyzed()
-                _measure(
+            # as bench/backends.py runs them: the tree right after its bulk load
+            analyzed(BIG)
+            _measure(
+                "graph.entity_tree",
+                lambda i: call(
                     "graph.entity_tree",
-                    lambda i: call(
-                        "graph.entity_tree",
-                        scope=BIG,
-                        id=f"{BIG}-e{rng.randint(1, max(1, n // 10)):04d}",
-                    ),
-                    args.calls,
-                    trace,
-                )
-                _measure(
-                    "graph.entity_path",
-                    lambda i: call(
-                        "graph.entity_path", scope=BIG, id=f"{BIG}-e{rng.randint(n // 2, n):04d}"
-                    ),
-                    args.calls,
-                    trace,
-                )
-                generate_texts(rt, TEXTS, args.texts, rng)
-                analyzed()
-                queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(400)]
-                _measure(
-                    "core.search",
-                    lambda i: call(
-                        "core.search", scope=TEXTS, query=queries[i % 400], compact=True
-                    ),
-                    args.calls,
-                    trace,
-                )
-            finally:
-                rt.close()
-    finally:
-        close_pools(url)
-        with psycopg.connect(args.server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+                    scope=BIG,
+                    id=f"{BIG}-e{rng.randint(1, max(1, n // 10)):04d}",
+                ),
+                args.calls,
+                trace,
+            )
+            _measure(
+                "graph.entity_path",
+                lambda i: call(
+                    "graph.entity_path", scope=BIG, id=f"{BIG}-e{rng.randint(n // 2, n):04d}"
+                ),
+                args.calls,
+                trace,
+            )
+            generate_texts(rt, TEXTS, args.texts, rng)
+            analyzed(TEXTS)
+            queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(400)]
+            _measure(
+                "core.search",
+                lambda i: call("core.search", scope=TEXTS, query=queries[i % 400], compact=True),
+                args.calls,
+                trace,
+            )
+        finally:
+            rt.close()
 
 
 if __name__ == "__main__":

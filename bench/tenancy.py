@@ -1,12 +1,12 @@
 """What a schema's role costs a checkout (issue 20 item 8): a pooled connection that last
-served another schema is put on this one with `SET search_path` (before) or with `SET ROLE`
-and `SET search_path` in the same round trip (now); then one read. Both on one connection, in
-alternating rounds, so the machine's load falls on both alike.
+served another schema is put on this one with `SET search_path` (no role), with `SET ROLE`
+and `SET search_path` as one script, or with one `set_config` statement for both (what a
+checkout sends now: it can go in a write's pipeline); then one read. All on one connection, in
+alternating rounds, so the machine's load falls on all alike.
 
     .venv/bin/python -m bench.tenancy [--n 2000] [--url postgresql://postgres@127.0.0.1:5432/postgres]
 
-It creates the database `pgtenancy_bench` with two scopes on that server and drops it
-afterwards.
+It creates a database of its own with two scopes on that server and drops it afterwards.
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from bench.common import print_table  # noqa: E402
+from bench.common import print_table, throwaway_database  # noqa: E402
 from groundnote.runtime import open_runtime  # noqa: E402
 from groundnote.store.postgres import close_pools  # noqa: E402
-
-DB = "pgtenancy_bench"
 
 
 def _median_ms(samples: list[float]) -> float:
@@ -38,13 +36,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
     args = parser.parse_args()
-    target = args.url.split("?")[0].rsplit("/", 1)[0] + f"/{DB}"
-    with psycopg.connect(args.url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
-        admin.execute(
-            f"CREATE DATABASE \"{DB}\" TEMPLATE template0 ENCODING UTF8 LC_COLLATE 'C' LC_CTYPE 'C'"
-        )
-    try:
+    with throwaway_database(args.url) as target:
         with tempfile.TemporaryDirectory() as folder:
             runtime = open_runtime(Path(folder), environ={}, database_url=target)
             for name in ("alpha", "beta"):
@@ -55,6 +47,10 @@ def main() -> None:
             "search_path only (before)": lambda s: f"SET search_path TO {s}, public",
             "SET ROLE + search_path, one round trip": lambda s: (
                 f"SET ROLE gn_{s}; SET search_path TO {s}, public"
+            ),
+            "set_config role + search_path (now)": lambda s: (
+                f"SELECT set_config('role', 'gn_{s}', false), "
+                f"set_config('search_path', '{s}, public', false)"
             ),
         }
         times: dict[str, list[float]] = {way: [] for way in ways}
@@ -78,10 +74,6 @@ def main() -> None:
                 for way in ways
             ],
         )
-    finally:
-        close_pools(target)
-        with psycopg.connect(args.url, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
 
 
 if __name__ == "__main__":
