@@ -26,23 +26,18 @@ import json
 import random
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import psycopg
 
-from bench.common import print_table, time_calls
+from bench.common import print_table, throwaway_database, time_calls
 from bench.core import WORDS, generate
 from groundnote.auth import Right, create_grant
 from groundnote.core.capabilities import PROPOSE_RULE, SEARCH, STORE_SOURCE
 from groundnote.core.vectors import vector_index
 from groundnote.embedding import embedder_for
 from groundnote.runtime import Runtime, open_runtime
-from groundnote.store.postgres import close_pools
 
 DATA = Path(__file__).parent / "data" / "semantic_rules.json"
 KINDS = ["de→de", "en→en", "across", "exact", "all paraphrases"]
@@ -272,24 +267,6 @@ def main() -> None:
         if args.server:
             with throwaway_database(args.server) as url:
                 cost(args.n, args.queries, url)
-
-
-@contextmanager
-def throwaway_database(server: str) -> Iterator[str]:
-    """A database of its own on `server` (collation C, as the tests use), dropped at the end."""
-    name = f"bench_semantic_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(
-            f"CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8' "  # type: ignore[arg-type]
-            "LC_COLLATE 'C' LC_CTYPE 'C'"
-        )
-    url = server.rsplit("/", 1)[0] + "/" + name
-    try:
-        yield url
-    finally:
-        close_pools(url)
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
