@@ -5,6 +5,7 @@ pruned record make it re-read everything."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 import pytest
 
@@ -13,6 +14,7 @@ from groundnote.graph.trigram import TrigramIndex, index_for
 from groundnote.runtime import Runtime
 from groundnote.store import Database, changes
 from groundnote.store.database import one_call
+from groundnote.store.sql import Connection
 from tests.conftest import Call, raw_connection
 
 
@@ -69,6 +71,87 @@ def test_nothing_committed_costs_no_query_and_a_commit_is_noticed(
     with watch.snapshot() as conn:
         caught = watch.since(conn, "entity_fts")
     assert (caught.refs, caught.everything) == (frozenset({"1"}), False)
+
+
+def _counting_snapshots(monkeypatch: pytest.MonkeyPatch, db: Database) -> list[int]:
+    """How many catch-ups read through `db`'s snapshot from now on."""
+    taken: list[int] = []
+    real = db.snapshot
+
+    def counted() -> AbstractContextManager[Connection]:
+        taken.append(1)
+        return real()
+
+    monkeypatch.setattr(db, "snapshot", counted)
+    return taken
+
+
+def test_an_own_write_is_taken_in_with_its_commit(
+    runtime: Runtime, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = runtime.home.scope_db(scope)
+    index = _index(runtime, scope)
+    taken = _counting_snapshots(monkeypatch, db)
+    with db.write() as conn:
+        put_text(conn, 61, "Brückner Metall", ["BM Süd"])
+    assert index.exact("brueckner metall") == {61}
+    assert index.exact("bm sued") == {61}
+    with db.write() as conn:
+        put_text(conn, 61, "Brückner Stahl", [])
+    assert index.exact("brueckner metall") == set()
+    assert index.similar("brueckner stahl", 5) == [61]
+    # Read ahead of each COMMIT: no catch-up afterwards where the backend knows the version a
+    # commit leaves (PostgreSQL: the newest seq); SQLite asks its snapshot once a read, as
+    # after any other commit.
+    knows = db.version_after_commit(1) is not None
+    assert len(taken) == (0 if knows else 2)
+
+
+def test_an_own_write_brings_in_what_others_committed_before_it(
+    runtime: Runtime, scope: str, elsewhere: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = runtime.home.scope_db(scope)
+    index = _index(runtime, scope)
+    with elsewhere.write() as conn:  # as another process: this index has not looked since
+        put_text(conn, 71, "Vogt Kältetechnik", [])
+    taken = _counting_snapshots(monkeypatch, db)
+    with db.write() as conn:
+        put_text(conn, 72, "Vogt Klimatechnik", [])
+    if db.version_after_commit(1) is not None:
+        assert index.texts_of([71, 72]) == {71: ("vogt kaeltetechnik",), 72: ("vogt klimatechnik",)}
+        assert taken == []  # both came with the own write's COMMIT
+    assert index.exact("vogt kaeltetechnik") == {71}
+    assert index.exact("vogt klimatechnik") == {72}
+
+
+def test_an_own_write_rolled_back_never_reaches_the_index(runtime: Runtime, scope: str) -> None:
+    db = runtime.home.scope_db(scope)
+    index = _index(runtime, scope)
+    with pytest.raises(RuntimeError), db.write() as conn:
+        put_text(conn, 81, "Lorenz Druck", [])
+        raise RuntimeError("the operation failed after its write")
+    assert index.exact("lorenz druck") == set()
+    assert len(index) == 0
+
+
+def test_a_follower_that_fails_after_the_commit_rebuilds_and_the_write_stands(
+    runtime: Runtime, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = runtime.home.scope_db(scope)
+    index = _index(runtime, scope)
+
+    def broken(seq: int, texts: tuple[str, ...]) -> None:
+        raise MemoryError("the index could not grow")
+
+    monkeypatch.setattr(index, "_put", broken)
+    with db.write() as conn:  # committed, and answered as committed
+        put_text(conn, 91, "Hartmann Glas", [])
+    monkeypatch.undo()
+    assert index.exact("hartmann glas") == {91}  # rebuilt from entity_fts on its next read
+    with db.read() as conn:
+        assert conn.execute("SELECT name FROM entity_fts WHERE rowid = 91").fetchone()[0] == (
+            "hartmann glas"
+        )
 
 
 def test_a_rebuild_makes_every_index_read_everything(

@@ -3,7 +3,7 @@
 The only module that inserts into `entity`, and with graph/structure the only one that
 inserts into `entity_version`. Each writer runs its checks in the order of §4 inside the
 caller's write transaction, so what it checked is what it writes; the database triggers are
-the backstop. After the commit the caller hands the returned seqs to `fts.published`.
+the backstop.
 """
 
 from __future__ import annotations

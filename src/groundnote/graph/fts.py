@@ -3,8 +3,8 @@
 The only module that writes entity_fts: rowid = entity.seq; `name` is normalize(name) and
 `aliases` the normalised aliases joined by `|`. Each write records the row's seq in the store's
 change record (same transaction), from which every process's in-memory recall index
-(graph/trigram.py) catches up before it answers; after a commit the writer calls `published`
-so this process's index takes the change in at once instead of on its next read.
+(graph/trigram.py) catches up before it answers; this process's own index follows the store
+unit, so it takes the change in with the write's COMMIT (`TrigramIndex.before_commit`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ __all__ = [
     "fill_fts",
     "fts_drift",
     "literal_recall",
-    "published",
     "put_text",
     "rebuild_fts",
     "rebuild_index",
@@ -42,12 +41,6 @@ def put_text(conn: Connection, seq: int, name: str, aliases: Iterable[str]) -> N
 def remove_text(conn: Connection, seq: int) -> None:
     conn.execute("DELETE FROM entity_fts WHERE rowid = ?", (seq,))
     changes.record(conn, CHANGE_KIND, str(seq))
-
-
-def published(db: Database) -> None:
-    """After the commit: bring this process's index in step with what the change record names
-    (this write's entities, and whatever other processes committed meanwhile)."""
-    index_for(db).catch_up()
 
 
 def fill_fts(conn: Connection) -> int:

@@ -19,7 +19,6 @@ from groundnote.domain.errors import (
     ValidationFailed,
 )
 from groundnote.domain.guidance import Next, PathItem
-from groundnote.graph import fts
 from groundnote.graph.entities import Author, create_entity, move_entity, scope_of, update_entity
 from groundnote.graph.grouped import entity_groups
 from groundnote.graph.links import computed_links, propose_link, stored_links
@@ -243,7 +242,6 @@ def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
         # Read back on the writer: the answer is exactly what commits, and the writer's page
         # cache is warm, while a reader's is dropped after every commit.
         entity, path = _entity(ctx, value.scope, written.id)
-    fts.published(db)
     return CreateOutput(
         entity=entity,
         created=True,
@@ -301,8 +299,6 @@ def entity_update(ctx: Context, value: UpdateInput) -> UpdateOutput:
         ctx.log.refs = [f"entity/{value.id}"]
         if written.overridden:
             ctx.log.stages = {"overridden": written.overridden}
-    if written.changed:
-        fts.published(db)
     entity, path = _entity(ctx, value.scope, value.id)
     return UpdateOutput(
         entity=entity,

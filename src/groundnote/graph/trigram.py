@@ -38,7 +38,8 @@ import numpy.typing as npt
 
 from groundnote.graph.normalize import lookup_keys, match_form, trigrams
 from groundnote.store import Database
-from groundnote.store.changes import Watch
+from groundnote.store.changes import EVERYTHING, Watch
+from groundnote.store.database import Apply
 from groundnote.store.sql import Connection
 
 __all__ = ["CHANGE_KIND", "TrigramIndex", "has_room", "held_entities", "index_for", "set_budget"]
@@ -57,6 +58,7 @@ class TrigramIndex:
         # Weak, so that the registry's value does not keep its key (the Database) alive.
         self._db = weakref.ref(db)
         self._watch = Watch(db)
+        db.follow(CHANGE_KIND, self)
         self._lock = threading.Lock()
         self._built = False
         self._texts: dict[int, tuple[str, ...]] = {}  # seq → (name, *aliases), normalised
@@ -69,13 +71,11 @@ class TrigramIndex:
 
     # -- keeping in step -------------------------------------------------------------------
 
-    def _ensure_built(self, *, committed: bool = False) -> None:
+    def _ensure_built(self) -> None:
         """Build on first use, else catch up with what was committed since the last look;
-        called under the lock at the start of every read of the index. `committed`: right
-        after this process's own commit, which moved the record, so the fast path's question
-        (a round trip on PostgreSQL) is not asked."""
+        called under the lock at the start of every read of the index."""
         db = self._db()
-        if db is None or not (committed or self._watch.moved()):
+        if db is None or not self._watch.moved():
             return
         with self._watch.snapshot() as conn:
             caught = self._watch.since(conn, CHANGE_KIND)
@@ -112,28 +112,42 @@ class TrigramIndex:
         with self._reading():
             pass
 
-    def catch_up(self) -> None:
-        """Take in what was committed since the last read; called after a commit of this
-        process (fts.published), to stay warm."""
-        with self._lock:
-            if not self._built:
-                return  # evicted or never used: the next use reads everything committed
-            self._ensure_built(committed=True)
-            victims = _HELD.used(self, len(self._texts))
-        for victim in victims:
-            victim._evict()
+    def before_commit(self, conn: Connection) -> Apply | None:
+        """A write of this process changed entity_fts (the store calls this just before its
+        COMMIT, `Database.follow`): read the rows it leaves, so that the index takes them in
+        with the COMMIT's round trip instead of a catch-up of its own after it."""
+        if not self._built:
+            return None  # evicted or never used: the next use reads everything committed
+        ahead = self._watch.ahead(conn, CHANGE_KIND)
+        if ahead is None:
+            return None
+        rows = conn.prefetch(
+            "SELECT rowid, name, aliases FROM entity_fts WHERE rowid IN (SELECT CAST(ref AS "
+            "INTEGER) FROM change_record WHERE seq > ? AND kind = ? AND ref <> ?)",
+            (ahead.seen, CHANGE_KIND, EVERYTHING),
+        )
 
-    def refresh(self, seqs: Iterable[int]) -> None:
-        """Re-read these entities from the committed entity_fts; call after the commit."""
-        wanted = sorted(set(seqs))
-        with self._lock:
-            if not self._built or not wanted:
-                return  # the first use reads everything committed
-            with self._watch.snapshot() as conn:
-                self._reread(conn, wanted)
-            victims = _HELD.used(self, len(self._texts))
-        for victim in victims:
-            victim._evict()
+        def apply() -> None:
+            with self._lock:
+                caught = ahead.caught()
+                if caught is None or not self._built:
+                    return
+                try:
+                    texts = {r[0]: _texts(r[1], r[2]) for r in rows.fetchall()}
+                    for seq in sorted(int(ref) for ref in caught.refs):
+                        self._drop(seq)
+                        if seq in texts:
+                            self._put(seq, texts[seq])
+                except BaseException:
+                    self._clear()  # half taken in: rebuilt from entity_fts on the next use
+                    self._watch.forget()
+                    raise
+                self._watch.advance_to_commit(caught)
+                victims = _HELD.used(self, len(self._texts))
+            for victim in victims:
+                victim._evict()
+
+        return apply
 
     def _reread(self, conn: Connection, wanted: list[int]) -> None:
         for start in range(0, len(wanted), _BATCH):

@@ -15,20 +15,38 @@ Both backends give the same three ways in, with the same meaning:
 `data_version()` and `data_version_in(conn)` are the change record's fast path: a number that
 moves whenever another writer may have committed a recorded change. Inside `one_call()` a unit
 may answer it from what it read earlier in the same call (see there).
+
+A process's state derived from the change record (the resolve index) `follow`s the unit: a
+write of this process that recorded a followed kind brings the follower up to its own COMMIT
+with reads sent just before it, in the same round trip, instead of a catch-up after it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
 
 from groundnote.domain.errors import Busy
 from groundnote.store.gate import WriteGate
 from groundnote.store.sql import Backend, Connection
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT", "Database", "busy", "call_versions", "gate_for", "one_call"]
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT",
+    "Apply",
+    "Database",
+    "Follower",
+    "busy",
+    "call_versions",
+    "gate_for",
+    "one_call",
+]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BUSY_TIMEOUT = 10.0
 
@@ -85,6 +103,21 @@ def busy(label: str, waited: float) -> Busy:
     )
 
 
+#: What a follower does once the COMMIT it read ahead of has succeeded.
+Apply = Callable[[], None]
+
+
+class Follower(Protocol):
+    """State of this process derived from one kind of change (see `Database.follow`)."""
+
+    def before_commit(self, conn: Connection) -> Apply | None:
+        """Just before the COMMIT of a write that recorded the followed kind, with the write's
+        connection: send the reads (`conn.prefetch`) that bring the state up to what commits,
+        and return what applies them once the COMMIT succeeded (None: nothing to do, the next
+        read catches up as usual). Nothing may be written here."""
+        ...
+
+
 class Database(ABC):
     """A store unit shared by many subsystems; each reaches its tables through its own module."""
 
@@ -93,6 +126,47 @@ class Database(ABC):
     label: str
     busy_timeout: float
     gate: WriteGate
+
+    def __init__(self) -> None:
+        self._followers: list[tuple[str, weakref.ref[Follower]]] = []
+        self._followers_lock = threading.Lock()
+
+    def follow(self, kind: str, follower: Follower) -> None:
+        """Bring `follower` up to every COMMIT of this process that recorded a change of
+        `kind` (held weakly: a follower that is gone is forgotten)."""
+        with self._followers_lock:
+            self._followers = [(k, ref) for k, ref in self._followers if ref() is not None]
+            self._followers.append((kind, weakref.ref(follower)))
+
+    def _before_commit(self, conn: Connection) -> list[Apply]:
+        """The followers' reads ahead of this write's COMMIT; what to apply after it."""
+        recorded = conn.recorded
+        if not recorded:
+            return []
+        applies = []
+        for kind, ref in self._followers:
+            follower = ref()
+            if follower is not None and kind in recorded:
+                apply = follower.before_commit(conn)
+                if apply is not None:
+                    applies.append(apply)
+        return applies
+
+    def _after_commit(self, applies: list[Apply]) -> None:
+        """Apply what the followers read ahead. The write has committed and is answered as
+        such: a follower that fails here is logged, and it must have reset itself, so that
+        its next read rebuilds it from the store."""
+        for apply in applies:
+            try:
+                apply()
+            except Exception:
+                log.exception("%s: a follower failed to take in a committed write", self.label)
+
+    @abstractmethod
+    def version_after_commit(self, newest: int) -> int | None:
+        """`data_version()` right after this process committed a write that left the change
+        record's newest seq at `newest`, where the backend can tell it without asking (None:
+        the follower asks on its next read)."""
 
     @abstractmethod
     def read(self) -> AbstractContextManager[Connection]:

@@ -341,6 +341,7 @@ class PgConnection:
     def __init__(self, raw: psycopg.Connection[Any]) -> None:
         self.raw = raw
         self.pipeline: psycopg.Pipeline | None = None
+        self.recorded: set[str] | None = None
         self._manager: Any = None
 
     def execute(self, sql: str, parameters: Parameters = (), /) -> Cursor:
@@ -367,6 +368,10 @@ class PgConnection:
         except psycopg.Error as exc:
             raise mapped(exc) from exc
         return cursor if self.pipeline is None else _Deferred(self, cursor, self.pipeline)
+
+    def prefetch(self, sql: str, parameters: Parameters = (), /) -> Cursor:
+        # In a pipeline `execute` already leaves the answer on its way; outside one it waited.
+        return self.execute(sql, parameters)
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
@@ -399,16 +404,22 @@ class PgConnection:
         self.pipeline = self._manager.__enter__()
 
     def _leave_pipeline(self, error: BaseException | None = None) -> None:
-        manager, self._manager, self.pipeline = self._manager, None, None
-        if manager is None:
-            return  # left already, for a script that failed
         if error is not None:
-            manager.__exit__(type(error), error, error.__traceback__)
+            manager, self._manager, self.pipeline = self._manager, None, None
+            if manager is not None:
+                manager.__exit__(type(error), error, error.__traceback__)
             return
         try:
-            manager.__exit__(None, None, None)
+            self.end_pipeline()
         except psycopg.Error as exc:
             raise mapped(exc) from exc
+
+    def end_pipeline(self) -> None:
+        """Leave pipeline mode now (if in it; a script that failed left it already): one Sync
+        answers everything still on its way, and psycopg's error, if any, is raised as is."""
+        manager, self._manager, self.pipeline = self._manager, None, None
+        if manager is not None:
+            manager.__exit__(None, None, None)
 
     def close(self) -> None:
         self.raw.close()
@@ -594,6 +605,7 @@ class PostgresDatabase(Database):
         *,
         pool_size: int = DEFAULT_POOL_SIZE,
     ) -> None:
+        super().__init__()
         self.url = url
         self.schema = schema
         self.label = f"schema {schema}"
@@ -754,9 +766,11 @@ class PostgresDatabase(Database):
                             f"SELECT id FROM {GATE_TABLE} WHERE id = 1 FOR UPDATE",
                         ):
                             conn.execute(statement)
+                        conn.recorded = set()
                         self._writer = conn
                         yield conn
                         check_before_commit()  # a call cancelled by now writes nothing
+                        applies = self._before_commit(conn)
                         self._writer, self._pinned_version = None, None
                         self._commit(conn)
                 except BaseException:
@@ -767,6 +781,10 @@ class PostgresDatabase(Database):
                     # with it: the next checkout sets it again.
                     self._pool().paths.pop(conn.raw, None)
                     raise
+                finally:
+                    conn.recorded = None
+                # the pipeline is left: every answer read ahead of the COMMIT is in
+                self._after_commit(applies)
         except GateTimeout as exc:
             raise busy(self.label, self.busy_timeout) from exc
         except LockTimeout as exc:
@@ -778,16 +796,17 @@ class PostgresDatabase(Database):
                 versions.pop(id(self), None)
 
     def _commit(self, conn: PgConnection) -> None:
-        """COMMIT in the same round trip as the write's last statements. A statement that
-        failed raises here, and PostgreSQL skipped the COMMIT queued after it. A failure whose
-        error the caller already saw and caught left the transaction aborted: the COMMIT
-        queued behind it is skipped as well (the pipeline is aborted), or, sent after a sync,
-        answers ROLLBACK; either way nothing was written, and the caller is told so."""
+        """COMMIT in the same round trip as the write's last statements, by leaving the
+        pipeline (its Sync answers the COMMIT; a sync and then leaving would be two round
+        trips). A statement that failed raises here, and PostgreSQL skipped the COMMIT queued
+        after it. A failure whose error the caller already saw and caught left the transaction
+        aborted: the COMMIT queued behind it is skipped as well (the pipeline is aborted), or,
+        sent after a sync, answers ROLLBACK; either way nothing was written, and the caller
+        is told so."""
         cursor = conn.raw.cursor()
         try:
             cursor.execute("COMMIT", prepare=False)  # see _worth_preparing
-            if conn.pipeline is not None:
-                conn.pipeline.sync()
+            conn.end_pipeline()
         except psycopg.errors.PipelineAborted as exc:
             raise _caught_refusal() from exc
         except psycopg.Error as exc:
@@ -829,6 +848,11 @@ class PostgresDatabase(Database):
         holding = self._writer is not None and self.gate.held_by_current_thread
         if holding and self._pinned_version is not None:
             return self._pinned_version
+        if holding and self._writer is not None and not self._writer.recorded:
+            # The writer holds the gate row, so it reads what is committed as long as it has
+            # recorded nothing of its own; the read shares the round trip of what it sent last.
+            self._pinned_version = int(self._writer.execute(self._version_sql).fetchone()[0])
+            return self._pinned_version
         versions = None if holding else call_versions()
         if versions is not None and id(self) in versions:
             return versions[id(self)]
@@ -844,6 +868,10 @@ class PostgresDatabase(Database):
     def data_version_in(self, conn: Connection) -> int:
         version: int = conn.execute("SELECT coalesce(max(seq), 0) FROM change_record").fetchone()[0]
         return version
+
+    def version_after_commit(self, newest: int) -> int | None:
+        """The version is the newest seq."""
+        return newest
 
     def change_bounds_in(self, conn: Connection) -> tuple[int, int, int | None]:
         """The version is the newest seq: one query gives all three."""

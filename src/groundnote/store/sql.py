@@ -72,8 +72,20 @@ class Connection(Protocol):
     """A connection of either backend, as the store hands it out in read()/write()/snapshot()."""
 
     backend: Backend
+    #: Inside a write: the kinds of change this transaction recorded so far (store/changes),
+    #: so that the unit can bring this process's followers of them up to its COMMIT. None
+    #: outside a write.
+    recorded: set[str] | None
 
     def execute(self, sql: str, parameters: Parameters = ..., /) -> Cursor: ...
+
+    def prefetch(self, sql: str, parameters: Parameters = ..., /) -> Cursor:
+        """A read whose rows are read later: on PostgreSQL inside a write the statement is sent
+        now and its answer comes with the next round trip that waits for one (a later read,
+        the COMMIT), so several reads asked one after the other cost one round trip; on SQLite
+        its rows are read at once, since a statement left unread (a check refused before it
+        was read) would keep its snapshot open. The rows may be read after the write ended."""
+        ...
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor: ...
 

@@ -27,7 +27,7 @@ from typing import Any
 from groundnote.domain.cancel import check_before_commit
 from groundnote.store.database import DEFAULT_BUSY_TIMEOUT, Database, busy, gate_for
 from groundnote.store.gate import GateTimeout
-from groundnote.store.sql import Backend, Connection, IntegrityError, StoreError
+from groundnote.store.sql import Backend, Connection, Cursor, IntegrityError, StoreError
 
 __all__ = ["SqliteConnection", "SqliteDatabase", "connect"]
 
@@ -45,6 +45,7 @@ class SqliteConnection(sqlite3.Connection):
     """sqlite3's connection, raising the store's error types."""
 
     backend: Backend = "sqlite"
+    recorded: set[str] | None = None
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
@@ -58,12 +59,39 @@ class SqliteConnection(sqlite3.Connection):
         except sqlite3.Error as exc:
             raise mapped(exc) from exc
 
+    def prefetch(self, sql: str, parameters: Any = (), /) -> Cursor:
+        cursor = self.execute(sql, parameters)
+        with _store_errors():
+            return _Fetched(cursor.fetchall(), cursor.rowcount)
+
     def insert_rows(
         self, table: str, names: Sequence[str], rows: Sequence[Sequence[Any]], /
     ) -> None:
         # SQLite has row triggers only, and a prepared INSERT per row costs it no round trip.
         marks = ", ".join("?" for _ in names)
         self.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", rows)
+
+
+class _Fetched:
+    """A statement's rows read at once (`prefetch`), answered as its cursor would."""
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows = rows
+        self._next = 0
+        self.rowcount = rowcount
+
+    def fetchone(self) -> Any:
+        if self._next >= len(self._rows):
+            return None
+        self._next += 1
+        return self._rows[self._next - 1]
+
+    def fetchall(self) -> list[Any]:
+        rest, self._next = self._rows[self._next :], len(self._rows)
+        return rest
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
 
 
 def connect(path: Path | str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> SqliteConnection:
@@ -110,6 +138,7 @@ class SqliteDatabase(Database):
     backend: Backend = "sqlite"
 
     def __init__(self, path: Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+        super().__init__()
         self.path = path
         self.label = f"file {path.name}"
         self.busy_timeout = busy_timeout
@@ -163,14 +192,19 @@ class SqliteDatabase(Database):
                 left_ms = max(1, int((deadline - time.monotonic()) * 1000))
                 conn.execute(f"PRAGMA busy_timeout={left_ms}")
                 conn.execute("BEGIN IMMEDIATE")
+                conn.recorded = set()
                 try:
                     with _store_errors():
                         yield conn
-                    check_before_commit()  # a call cancelled by now writes nothing
+                        check_before_commit()  # a call cancelled by now writes nothing
+                        applies = self._before_commit(conn)
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
+                finally:
+                    conn.recorded = None
                 conn.execute("COMMIT")
+                self._after_commit(applies)
         except GateTimeout as exc:
             raise busy(self.label, self.busy_timeout) from exc
         except StoreError as exc:
@@ -210,6 +244,12 @@ class SqliteDatabase(Database):
     def data_version_in(self, conn: Connection) -> int:
         version: int = conn.execute("PRAGMA data_version").fetchone()[0]
         return version
+
+    def version_after_commit(self, newest: int) -> int | None:
+        """Unknown: `PRAGMA data_version` on the snapshot connection moves with this process's
+        own commit by an amount only that connection can tell, and asking it after the
+        COMMIT could already count another process's commit."""
+        return None
 
     def integrity_problems(self) -> list[str]:
         with self.read() as conn:

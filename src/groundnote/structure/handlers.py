@@ -10,7 +10,6 @@ import math
 from groundnote.capabilities import Context
 from groundnote.domain.errors import NotFound, ReasonMissing
 from groundnote.domain.guidance import Next
-from groundnote.graph.fts import published
 from groundnote.structure.archive import archive_entity
 from groundnote.structure.models import (
     PAGE_SIZE,
@@ -42,15 +41,10 @@ def review(ctx: Context, value: ReviewRequest) -> ReviewAnswer:
             f"To {value.verdict}, give a reason.",
             remedy="Say why, in a sentence the agent can learn from, and send it again.",
         )
-    fts_seq: int | None = None
     with ctx.write(scope) as conn:
         if value.target.startswith("entity/"):
-            answer, fts_seq = review_entity(ctx, conn, scope, value)
-        else:
-            answer = review_link(ctx, conn, scope, value)
-    if fts_seq is not None:
-        published(ctx.scope_db(scope))
-    return answer
+            return review_entity(ctx, conn, scope, value)
+        return review_link(ctx, conn, scope, value)
 
 
 def archive(ctx: Context, value: ArchiveInput) -> ArchiveAnswer:

@@ -138,9 +138,7 @@ def _check_restore(conn: Connection, current: VersionRow, restore: VersionRow) -
         )
 
 
-def review_entity(
-    ctx: Context, conn: Connection, scope: str, value: ReviewRequest
-) -> tuple[ReviewAnswer, int | None]:
+def review_entity(ctx: Context, conn: Connection, scope: str, value: ReviewRequest) -> ReviewAnswer:
     ref, _, number = value.target.partition("@")
     entity_id = ref.removeprefix("entity/")
     version = int(number)
@@ -170,7 +168,6 @@ def review_entity(
     at = ctx.clock.instant()
     reason = (value.reason or "").strip()
     new_version: int | None = None
-    fts_seq: int | None = None
     if value.verdict == "confirm":
         if current.status == "unconfirmed":
             new_version = write_version(
@@ -218,10 +215,10 @@ def review_entity(
             if restore.parent_id != current.parent_id:
                 on_move(conn, entity_id, restore.parent_id)
             if (restore.name, restore.aliases) != (current.name, current.aliases):
-                fts_seq = int(
+                seq = int(
                     conn.execute("SELECT seq FROM entity WHERE id = ?", (entity_id,)).fetchone()[0]
                 )
-                put_text(conn, fts_seq, restore.name, restore.aliases)
+                put_text(conn, seq, restore.name, restore.aliases)
     out = _insert_review(ctx, conn, scope, value.target, value.verdict, reason or None, new_version)
     now = current_version(conn, entity_id)
     steps = [Next(tool="entity_path", why="see the entity's place and its versions")]
@@ -231,7 +228,7 @@ def review_entity(
         path=entity_path(conn, entity_id),
         next=steps,
     )
-    return answer, fts_seq
+    return answer
 
 
 def review_link(ctx: Context, conn: Connection, scope: str, value: ReviewRequest) -> ReviewAnswer:

@@ -24,6 +24,11 @@ A consumer (one per process and store file) keeps a `Watch` and, under its own l
 Writers call `record(conn, kind, ref)`; `ref` "*" says "everything of this kind changed" (a
 rebuild of the projection). Rows beyond the newest 100,000 are pruned by a trigger; a consumer
 that fell further behind sees the gap and is told to re-read everything.
+
+A consumer that follows its store unit (`Database.follow`) takes in this process's own writes
+without a catch-up of its own: just before the write's COMMIT, `watch.ahead(conn, kind)` asks
+the writer, which holds the unit's write lock and so sees exactly what is about to commit, for
+the rows after `seen`; after the COMMIT the consumer applies them and advances to it.
 """
 
 from __future__ import annotations
@@ -36,9 +41,9 @@ from dataclasses import dataclass
 from groundnote.store.database import Database
 from groundnote.store.home import Subsystem
 from groundnote.store.migrations import load_migrations
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, Cursor
 
-__all__ = ["EVERYTHING", "SUBSYSTEM", "Caught", "Watch", "latest", "record"]
+__all__ = ["EVERYTHING", "SUBSYSTEM", "Ahead", "Caught", "Watch", "latest", "record"]
 
 SUBSYSTEM = Subsystem("changes", load_migrations("groundnote.store.changes", "changes"))
 
@@ -52,6 +57,8 @@ def record(conn: Connection, kind: str, ref: str) -> None:
         "SELECT coalesce(max(seq), 0) + 1, ?, ? FROM change_record",
         (kind, ref),
     )
+    if conn.recorded is not None:  # a store unit's write: its COMMIT brings the followers up
+        conn.recorded.add(kind)
 
 
 def latest(conn: Connection) -> int:
@@ -119,7 +126,49 @@ class Watch:
         """The consumer now reflects everything up to `caught.seq`."""
         self.seen = caught.seq
 
+    def ahead(self, conn: Connection, kind: str) -> Ahead | None:
+        """Inside a write, just before its COMMIT (a follower's `before_commit`): ask the
+        writer for the changes of `kind` after `seen`. The writer holds the unit's write lock,
+        so what it reads is exactly what its COMMIT leaves committed; the reads share the
+        COMMIT's round trip. None when the consumer has not read the data yet."""
+        seen = self.seen
+        if seen is None:
+            return None
+        bounds = conn.prefetch("SELECT coalesce(max(seq), 0), min(seq) FROM change_record")
+        refs = conn.prefetch(
+            "SELECT DISTINCT ref FROM change_record WHERE seq > ? AND kind = ?", (seen, kind)
+        )
+        return Ahead(self, seen, bounds, refs)
+
+    def advance_to_commit(self, caught: Caught) -> None:
+        """The consumer now reflects everything up to this process's own commit at
+        `caught.seq` (from `Ahead.caught`)."""
+        self.seen = caught.seq
+        self._version = self._database().version_after_commit(caught.seq)
+
     def forget(self) -> None:
         """The consumer dropped its state; the next catch-up re-reads everything."""
         self.seen = None
         self._version = None
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """The changes a writer read just before its COMMIT (`Watch.ahead`)."""
+
+    watch: Watch
+    seen: int
+    _bounds: Cursor
+    _refs: Cursor
+
+    def caught(self) -> Caught | None:
+        """After the COMMIT, under the consumer's lock: what changed after `seen` up to that
+        commit. None when the consumer moved meanwhile (another thread caught it up) or has to
+        re-read everything; its next read then catches up as usual."""
+        newest, oldest = self._bounds.fetchone()
+        refs = frozenset(row[0] for row in self._refs.fetchall())
+        if self.watch.seen != self.seen or EVERYTHING in refs:
+            return None
+        if oldest is None or self.seen < oldest - 1 or newest < self.seen:
+            return None
+        return Caught(newest, refs, everything=False)
