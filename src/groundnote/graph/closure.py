@@ -20,16 +20,18 @@ __all__ = [
 
 
 def on_create(conn: Connection, entity_id: str, parent_id: str | None) -> None:
-    conn.execute(
-        "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) VALUES (?, ?, 0)",
-        (entity_id, entity_id),
-    )
-    if parent_id is not None:
+    if parent_id is None:
         conn.execute(
-            "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) "
-            "SELECT ancestor_id, ?, depth + 1 FROM entity_closure WHERE descendant_id = ?",
-            (entity_id, parent_id),
+            "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) VALUES (?, ?, 0)",
+            (entity_id, entity_id),
         )
+        return
+    # The entity itself and every ancestor of its parent, in one statement.
+    conn.execute(
+        "INSERT INTO entity_closure (ancestor_id, descendant_id, depth) SELECT ?, ?, 0 "
+        "UNION ALL SELECT ancestor_id, ?, depth + 1 FROM entity_closure WHERE descendant_id = ?",
+        (entity_id, entity_id, entity_id, parent_id),
+    )
 
 
 def on_move(conn: Connection, entity_id: str, new_parent_id: str | None) -> None:

@@ -32,7 +32,7 @@ from groundnote.graph.queries import current, path_items, subtree_depth
 from groundnote.graph.resolve import Match
 from groundnote.graph.trigram import TrigramIndex
 from groundnote.store.dialect import dialect_of
-from groundnote.store.sql import Connection, Row
+from groundnote.store.sql import Connection, Cursor, Row
 
 __all__ = ["Author", "Written", "create_entity", "move_entity", "scope_of", "update_entity"]
 
@@ -109,16 +109,27 @@ def _check_type(config: GraphConfig, type: str) -> None:
 
 def _check_parent(conn: Connection, scope: str, parent_id: str | None) -> int:
     """The level the parent sits on (0 for the top level) after checking it may take children."""
+    return _parent_level(_ask_parent(conn, scope, parent_id), scope, parent_id)
+
+
+def _ask_parent(conn: Connection, scope: str, parent_id: str | None) -> Cursor | None:
+    """Send the question `_parent_level` answers (None: the top level, nothing to ask)."""
     if parent_id is None:
-        return 0
+        return None
     if scope_of(parent_id) != scope:
         raise ScopeMismatch(f"The parent {parent_id} belongs to another scope than {scope}.")
-    # The parent and its level in one statement (one round trip on PostgreSQL).
-    row = conn.execute(
+    # The parent and its level in one statement.
+    return conn.prefetch(
         "SELECT k.name, k.status, (SELECT count(*) FROM entity_closure c "
         "WHERE c.descendant_id = k.id) AS level FROM entity_current k WHERE k.id = ?",
         (parent_id,),
-    ).fetchone()
+    )
+
+
+def _parent_level(asked: Cursor | None, scope: str, parent_id: str | None) -> int:
+    if asked is None:
+        return 0
+    row = asked.fetchone()
     if row is None:
         raise ReferenceUnknown(
             f"The parent {parent_id} does not exist in scope {scope}.",
@@ -154,6 +165,13 @@ def _literal_duplicates(
     index: TrigramIndex | None = None,
 ) -> list[Match]:
     """Same parent, same type, same name case-insensitively, not archived (§4)."""
+    return _literal_found(conn, _ask_literal(conn, parent_id, type, name, index), name, exclude)
+
+
+def _ask_literal(
+    conn: Connection, parent_id: str | None, type: str, name: str, index: TrigramIndex | None
+) -> Cursor:
+    """Send the question of `_literal_duplicates`, which `_literal_found` reads."""
     key = normalize(name)
     if len(key) >= 3:  # the trigram table can only find phrases of three characters or more
         # A name equal to key contains each of its trigrams, so any of them recalls it. The
@@ -165,15 +183,18 @@ def _literal_duplicates(
     else:
         recalled, params = "SELECT rowid FROM entity_fts WHERE name = ?", [key]
     # One statement: the recalled rowids drive the lookups by primary key.
-    found = conn.execute(
+    return conn.prefetch(
         "SELECT e.seq, k.* FROM entity e JOIN entity_current k ON k.id = e.id "
         f"WHERE e.seq IN ({recalled}) AND k.type = ? AND k.parent_id IS NOT DISTINCT FROM ? "
         "AND k.status <> 'archived'",
         (*params, type, parent_id),
-    ).fetchall()
+    )
+
+
+def _literal_found(conn: Connection, asked: Cursor, name: str, exclude: str | None) -> list[Match]:
     folded = name.strip().casefold()
     out = []
-    for row in found:
+    for row in asked.fetchall():
         if row["id"] != exclude and row["name"].strip().casefold() == folded:
             found_match = Match.from_row(row, score=1.0, match="exact", level=0)
             found_match.path = [p.name for p in path_items(conn, row["id"])]
@@ -263,20 +284,20 @@ def create_entity(
     """Create one entity. `similar_check=False` is for bulk loads of a trusted set (the
     benchmark's generator): the literal duplicate check and every database check still run."""
     _check_type(config, type)
-    parent_level = _check_parent(conn, scope, parent_id)
-    _check_depth(config, parent_level + 1)
-    _refuse_literal(
-        _literal_duplicates(conn, parent_id, type, name, None, index), "under this parent"
-    )
+    # The checks' questions go out together, then are answered in §4's order: on PostgreSQL
+    # one round trip for all of them instead of one each.
+    parent = _ask_parent(conn, scope, parent_id)
+    literal = _ask_literal(conn, parent_id, type, name, index)
+    next_seq = conn.prefetch("SELECT coalesce(max(seq), 0) + 1 FROM entity")
+    _check_depth(config, _parent_level(parent, scope, parent_id) + 1)
+    _refuse_literal(_literal_found(conn, literal, name, None), "under this parent")
     overridden, similar = (
         _similar(conn, index, type, [name, *aliases], None, parent_id)
         if similar_check
         else ([], [])
     )
     _refuse_similar(overridden, force, reason)
-    # Read here, not sent ahead of the checks: on SQLite a cursor left unread by a refusal
-    # keeps its old snapshot, and the connection's next write is then refused as busy.
-    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM entity").fetchone()[0]
+    seq = next_seq.fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)
     conn.execute(
         "INSERT INTO entity (seq, id, scope, created_at, created_by) VALUES (?, ?, ?, ?, ?)",
@@ -301,7 +322,7 @@ def create_entity(
         ),
     )
     closure.on_create(conn, entity_id, parent_id)
-    fts.put_text(conn, seq, name, _unique(aliases))
+    fts.add_text(conn, seq, name, _unique(aliases))
     return Written(
         seq=seq,
         id=entity_id,

@@ -18,6 +18,7 @@ from groundnote.store import Database, changes
 from groundnote.store.sql import Connection
 
 __all__ = [
+    "add_text",
     "fill_fts",
     "fts_drift",
     "literal_recall",
@@ -31,6 +32,11 @@ __all__ = [
 def put_text(conn: Connection, seq: int, name: str, aliases: Iterable[str]) -> None:
     """Store the normalised texts of an entity's current version (inside the write)."""
     conn.execute("DELETE FROM entity_fts WHERE rowid = ?", (seq,))
+    add_text(conn, seq, name, aliases)
+
+
+def add_text(conn: Connection, seq: int, name: str, aliases: Iterable[str]) -> None:
+    """`put_text` for a new entity, whose seq has no row yet."""
     conn.execute(
         "INSERT INTO entity_fts (rowid, name, aliases) VALUES (?, ?, ?)",
         (seq, normalize(name), "|".join(normalize(a) for a in aliases)),

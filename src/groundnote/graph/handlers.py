@@ -49,10 +49,12 @@ from groundnote.graph.queries import (
     PAGE_SIZE,
     TREE_MAX_DEPTH,
     TREE_MAX_NODES,
-    answered,
+    ask_answered,
+    ask_path,
     child_nodes,
     entity_out,
     level_counts,
+    path_from,
     path_items,
     top_level_page,
     versions,
@@ -60,7 +62,7 @@ from groundnote.graph.queries import (
 from groundnote.graph.resolve import resolve_key
 from groundnote.graph.semantic_tier import semantic_candidates
 from groundnote.graph.trigram import index_for
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, Cursor
 
 __all__ = [
     "entity_create",
@@ -87,13 +89,25 @@ def _entity(ctx: Context, scope: str, entity_id: str) -> tuple[EntityOut, list[P
 def _entity_in(
     ctx: Context, conn: Connection, scope: str, entity_id: str
 ) -> tuple[EntityOut, list[PathItem]]:
-    row = answered(conn, entity_id)
+    return _entity_from(ctx, scope, entity_id, _ask_entity(conn, entity_id))
+
+
+def _ask_entity(conn: Connection, entity_id: str) -> tuple[Cursor, Cursor]:
+    """Send the questions of an entity's answer; `_entity_from` reads them, which may be after
+    the write they were asked in (PostgreSQL: its COMMIT's round trip brings them)."""
+    return ask_answered(conn, entity_id), ask_path(conn, entity_id)
+
+
+def _entity_from(
+    ctx: Context, scope: str, entity_id: str, asked: tuple[Cursor, Cursor]
+) -> tuple[EntityOut, list[PathItem]]:
+    row = asked[0].fetchone()
     if row is None:
         raise NotFound(
             f"The entity {entity_id} does not exist in scope {scope}.",
             next=[{"tool": "entity_resolve", "why": "find the entity by name"}],
         )
-    return entity_out(row, ctx.public_url()), path_items(conn, entity_id)
+    return entity_out(row, ctx.public_url()), path_from(asked[1])
 
 
 def _check_scope(scope: str, entity_id: str) -> None:
@@ -239,9 +253,11 @@ def entity_create(ctx: Context, value: CreateInput) -> CreateOutput:
         if written.overridden:
             # The approval page shows which candidates the create overrode (§12).
             ctx.log.stages = {"overridden": written.overridden}
-        # Read back on the writer: the answer is exactly what commits, and the writer's page
-        # cache is warm, while a reader's is dropped after every commit.
-        entity, path = _entity(ctx, value.scope, written.id)
+        # Asked on the writer, so the answer is exactly what commits (and the writer's page
+        # cache is warm, while a reader's is dropped after every commit); read after the COMMIT,
+        # whose round trip brings it on PostgreSQL.
+        asked = _ask_entity(conn, written.id)
+    entity, path = _entity_from(ctx, value.scope, written.id, asked)
     return CreateOutput(
         entity=entity,
         created=True,

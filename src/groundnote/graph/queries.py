@@ -7,20 +7,22 @@ from typing import Any
 
 from groundnote.domain.guidance import PathItem
 from groundnote.graph.models import EntityOut, TreeNode, VersionOut
-from groundnote.store.sql import Connection, Row, in_list
+from groundnote.store.sql import Connection, Cursor, Row, in_list
 
 __all__ = [
     "PAGE_SIZE",
     "TREE_MAX_DEPTH",
     "TREE_MAX_NODES",
-    "answered",
     "approval_url",
+    "ask_answered",
+    "ask_path",
     "child_nodes",
     "current",
     "descendant_ids",
     "entity_out",
     "level",
     "level_counts",
+    "path_from",
     "path_items",
     "paths_of",
     "subtree_depth",
@@ -78,16 +80,16 @@ def current(conn: Connection, entity_id: str) -> Row | None:
     return row
 
 
-def answered(conn: Connection, entity_id: str) -> Row | None:
-    """The current row as an answer shows it, with whether it waits for a person and how many
-    children it has, in one statement (on PostgreSQL each statement read is a round trip)."""
-    row: Row | None = conn.execute(
+def ask_answered(conn: Connection, entity_id: str) -> Cursor:
+    """Send the question for the current row as an answer shows it, with whether it waits for
+    a person and how many children it has (one statement; its one row, or none, is read
+    later: `Connection.prefetch`)."""
+    return conn.prefetch(
         "SELECT e.seq, e.scope, k.*, " + PENDING.format(id="e.id") + " AS pending, "
         + CHILDREN.format(id="e.id") + " AS children "
         "FROM entity e JOIN entity_current k ON k.id = e.id WHERE e.id = ?",
         (entity_id,),
-    ).fetchone()  # fmt: skip
-    return row
+    )  # fmt: skip
 
 
 def level(conn: Connection, entity_id: str) -> int:
@@ -117,12 +119,21 @@ def descendant_ids(conn: Connection, entity_id: str) -> list[str]:
 
 
 def path_items(conn: Connection, entity_id: str) -> list[PathItem]:
-    rows = conn.execute(
+    return path_from(ask_path(conn, entity_id))
+
+
+def ask_path(conn: Connection, entity_id: str) -> Cursor:
+    """Send the question `path_from` reads (`Connection.prefetch`)."""
+    return conn.prefetch(
         "SELECT k.id, k.name, k.type FROM entity_closure c JOIN entity_current k "
         "ON k.id = c.ancestor_id WHERE c.descendant_id = ? ORDER BY c.depth DESC",
         (entity_id,),
-    ).fetchall()
-    return [PathItem(id=r["id"], name=r["name"], type=r["type"]) for r in rows]
+    )
+
+
+def path_from(asked: Cursor) -> list[PathItem]:
+    """The path, top level first, from the answer to `ask_path`."""
+    return [PathItem(id=r["id"], name=r["name"], type=r["type"]) for r in asked.fetchall()]
 
 
 def paths_of(conn: Connection, entity_ids: list[str]) -> dict[str, list[PathItem]]:
