@@ -1,0 +1,3 @@
+-- graph/0010: nothing changes on SQLite. The PostgreSQL twin shortens 0009's tally_apply for
+-- what a capability's write hands it: one counter, or none at all. SQLite's counters are row
+-- triggers of a statement each already.

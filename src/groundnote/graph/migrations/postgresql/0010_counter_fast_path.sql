@@ -1,0 +1,34 @@
+-- graph/0010 on PostgreSQL: 0009's counters, with the path a capability's write takes made
+-- short. An entity create ran tally_apply three times: for its version's counter, for the
+-- pending_item rows it removed (none) and for the one it added. Each ran a loop over an
+-- aggregate and then a DELETE of the counters at 0, and auto_explain showed those three calls
+-- as half the create's time in the server. Now a call with no counter returns at once, one
+-- counter growing is one upsert, and the counters at 0 are looked for only when one shrank
+-- (a counter that only grew cannot be at 0). The sums, the order of the counters and which
+-- ones are removed are 0009's.
+CREATE OR REPLACE FUNCTION tally_apply(names text[], deltas bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  c record;
+  shrank boolean := false;
+BEGIN
+  IF coalesce(cardinality(names), 0) = 0 THEN
+    RETURN;
+  END IF;
+  IF cardinality(names) = 1 AND deltas[1] > 0 THEN
+    INSERT INTO tally (name, n) VALUES (names[1], deltas[1])
+      ON CONFLICT (name) DO UPDATE SET n = tally.n + EXCLUDED.n;
+    RETURN;
+  END IF;
+  FOR c IN SELECT u.name, sum(u.delta)::bigint AS delta FROM unnest(names, deltas) AS u(name, delta)
+      GROUP BY u.name ORDER BY u.name LOOP
+    IF c.delta > 0 THEN
+      PERFORM tally_add(c.name, c.delta);
+    ELSIF c.delta < 0 THEN
+      UPDATE tally SET n = n + c.delta WHERE name = c.name;
+      shrank := true;
+    END IF;
+  END LOOP;
+  IF shrank THEN
+    DELETE FROM tally WHERE name = ANY(names) AND n = 0;
+  END IF;
+END $$;
