@@ -16,7 +16,10 @@ Parameters are bound server-side and a statement run often on a connection is pr
 27 → 74 creates/s on a loaded machine). A text parameter goes as `unknown`, so PostgreSQL
 types it from its place as it types a literal. A None has no type the server could infer in
 `? IS NULL`, so a statement with a None among its parameters is bound client-side (NULL
-inline) instead, and so is one that asks `? IS NULL` at all (a value has no type there either). Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
+inline) instead, and so is one that asks `? IS NULL` at all (a value has no type there either).
+An `INSERT … VALUES` is the exception: each value takes its column's type, None included, so
+it stays bound server-side and prepared (an entity's version, whose evidence is mostly None,
+was parsed and planned anew on every create). Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
 
 The write gate holds across processes and servers: a write transaction (READ COMMITTED, so
 each statement sees what the previous holder committed) first takes `SELECT … FOR UPDATE` on
@@ -42,7 +45,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -211,13 +214,22 @@ class PgRow:
 
 
 def _row_factory(cursor: Any) -> Any:
-    description = cursor.description
-    if description is None:
+    # Called for every result: the names are read off the result itself (cursor.description
+    # builds a Column object per column) and the row maker is kept per list of names, which
+    # repeats with the statement.
+    result = cursor.pgresult
+    if result is None or not result.nfields:
         return tuple
+    return _row_maker(tuple(result.fname(at) for at in range(result.nfields)))
+
+
+@lru_cache(maxsize=1024)
+def _row_maker(names: tuple[bytes, ...]) -> Callable[[Sequence[Any]], PgRow]:
     index: dict[str, int] = {}
-    for at, column in enumerate(description):
-        index.setdefault(column.name, at)
-        index.setdefault(column.name.lower(), at)
+    for at, raw in enumerate(names):
+        name = raw.decode()
+        index.setdefault(name, at)
+        index.setdefault(name.lower(), at)
 
     def make(values: Sequence[Any]) -> PgRow:
         return PgRow(values, index)
@@ -269,6 +281,18 @@ def _tests_a_parameter(sql: str) -> bool:
     has no type there even when it is not None ("could not determine data type of
     parameter"), so such a statement is bound client-side, as one with a None is."""
     return _PARAMETER_TESTED.search(sql) is not None
+
+
+_INSERT_VALUES = re.compile(
+    r"\s*INSERT\s+INTO\s+[\w.\"]+\s*\([^()]*\)\s*VALUES\s*\(", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=4096)
+def _inserts_values(sql: str) -> bool:
+    """Whether `sql` is an `INSERT INTO t (…) VALUES (…)`, where every parameter takes the type
+    of its column, a None too."""
+    return _INSERT_VALUES.match(sql) is not None
 
 
 class _Deferred:
@@ -362,7 +386,7 @@ class PgConnection:
                 cursor.execute(translate(sql, bound=False), prepare=_worth_preparing(sql))
             else:
                 values, has_none = _values(parameters)
-                client = has_none or _tests_a_parameter(sql)
+                client = (has_none and not _inserts_values(sql)) or _tests_a_parameter(sql)
                 cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
                 cursor.execute(translate(sql), values)
         except psycopg.Error as exc:
@@ -375,7 +399,9 @@ class PgConnection:
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
-        client = any(none for _, none in rows) or _tests_a_parameter(sql)
+        client = (any(none for _, none in rows) and not _inserts_values(sql)) or (
+            _tests_a_parameter(sql)
+        )
         cursor = psycopg.ClientCursor(self.raw) if client else self.raw.cursor()
         try:
             cursor.executemany(translate(sql), [values for values, _ in rows])

@@ -134,11 +134,14 @@ class Watch:
         seen = self.seen
         if seen is None:
             return None
-        bounds = conn.prefetch("SELECT coalesce(max(seq), 0), min(seq) FROM change_record")
-        refs = conn.prefetch(
-            "SELECT DISTINCT ref FROM change_record WHERE seq > ? AND kind = ?", (seen, kind)
+        # The bounds on every row, with a ref or none: one statement.
+        rows = conn.prefetch(
+            "SELECT b.newest, b.oldest, c.ref FROM (SELECT coalesce(max(seq), 0) AS newest, "
+            "min(seq) AS oldest FROM change_record) b LEFT JOIN (SELECT DISTINCT ref FROM "
+            "change_record WHERE seq > ? AND kind = ?) c ON 1 = 1",
+            (seen, kind),
         )
-        return Ahead(self, seen, bounds, refs)
+        return Ahead(self, seen, rows)
 
     def advance_to_commit(self, caught: Caught) -> None:
         """The consumer now reflects everything up to this process's own commit at
@@ -158,15 +161,15 @@ class Ahead:
 
     watch: Watch
     seen: int
-    _bounds: Cursor
-    _refs: Cursor
+    _rows: Cursor
 
     def caught(self) -> Caught | None:
         """After the COMMIT, under the consumer's lock: what changed after `seen` up to that
         commit. None when the consumer moved meanwhile (another thread caught it up) or has to
         re-read everything; its next read then catches up as usual."""
-        newest, oldest = self._bounds.fetchone()
-        refs = frozenset(row[0] for row in self._refs.fetchall())
+        rows = self._rows.fetchall()
+        newest, oldest = rows[0][0], rows[0][1]
+        refs = frozenset(row[2] for row in rows if row[2] is not None)
         if self.watch.seen != self.seen or EVERYTHING in refs:
             return None
         if oldest is None or self.seen < oldest - 1 or newest < self.seen:
