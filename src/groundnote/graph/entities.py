@@ -285,17 +285,19 @@ def create_entity(
     benchmark's generator): the literal duplicate check and every database check still run."""
     _check_type(config, type)
     # The checks' questions go out together, then are answered in §4's order: on PostgreSQL
-    # one round trip for all of them instead of one each.
+    # one round trip for all of them instead of one each. The similar check is computed first
+    # (it refuses last): the index catches up before it answers, and its question for the data
+    # version brings the other answers with it.
     parent = _ask_parent(conn, scope, parent_id)
     literal = _ask_literal(conn, parent_id, type, name, index)
     next_seq = conn.prefetch("SELECT coalesce(max(seq), 0) + 1 FROM entity")
-    _check_depth(config, _parent_level(parent, scope, parent_id) + 1)
-    _refuse_literal(_literal_found(conn, literal, name, None), "under this parent")
     overridden, similar = (
         _similar(conn, index, type, [name, *aliases], None, parent_id)
         if similar_check
         else ([], [])
     )
+    _check_depth(config, _parent_level(parent, scope, parent_id) + 1)
+    _refuse_literal(_literal_found(conn, literal, name, None), "under this parent")
     _refuse_similar(overridden, force, reason)
     seq = next_seq.fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)

@@ -262,12 +262,11 @@ class TrigramIndex:
     def rarest(self, key: str, count: int) -> list[str]:
         """The `count` trigrams of key held by the fewest entities; [] until the index is built
         (a check must not build it from inside a write, where it would miss its own rows).
-        Caught up first, as every read: inside a write its question for the data version
-        then shares the round trip of the questions sent before it."""
+        Not caught up first: any trigrams of key find every duplicate, the rarest only read
+        the fewest rows, and a few entities more or less hardly move which they are."""
         with self._lock:
             if not self._built:
                 return []
-            self._ensure_built()
             postings = self._postings
             return sorted(trigrams(key), key=lambda g: (len(postings.get(g, ())), g))[:count]
 
