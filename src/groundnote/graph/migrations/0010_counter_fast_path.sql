@@ -1,4 +1,4 @@
 -- graph/0010: nothing changes on SQLite. The PostgreSQL twin shortens 0009's tally_apply for
--- what a capability's write hands it (one counter, or none at all) and has the counting
--- triggers keep generic plans. SQLite's counters are row triggers of a statement each already,
--- and it plans every statement once per connection.
+-- what a capability's write hands it (one counter, or none at all) and gives the refresh of
+-- one entity's pending state a statement PL/pgSQL keeps a plan for. SQLite's counters are row
+-- triggers of a statement each already, and it plans every statement once per connection.
