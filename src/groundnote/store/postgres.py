@@ -19,7 +19,8 @@ types it from its place as it types a literal. A None has no type the server cou
 inline) instead, and so is one that asks `? IS NULL` at all (a value has no type there either).
 An `INSERT … VALUES` is the exception: each value takes its column's type, None included, so
 it stays bound server-side and prepared (an entity's version, whose evidence is mostly None,
-was parsed and planned anew on every create). Booleans go as 0/1, as sqlite3 stores them (flags are INTEGER columns).
+was parsed and planned anew on every create). Booleans go as 0/1, as sqlite3 stores them
+(flags are INTEGER columns).
 
 The write gate holds across processes and servers: a write transaction (READ COMMITTED, so
 each statement sees what the previous holder committed) first takes `SELECT … FOR UPDATE` on
