@@ -277,44 +277,41 @@ class TrigramIndex:
         if not grams:
             return []
         with self._reading():
-            pooled = array("i")
-            for gram in grams:
-                posting = self._postings.get(gram)
-                if posting is not None:
-                    pooled.extend(posting)
-            if not pooled:
+            postings = [
+                np.frombuffer(found, dtype=np.int32)
+                for gram in grams
+                if (found := self._postings.get(gram))
+            ]
+            if not postings:
                 return []
-            # An entity shares each gram at most once, so a count fits a byte for any key of
-            # the 200 characters allowed; byte-wide passes over all seqs are the cheapest.
-            wide = np.bincount(np.frombuffer(pooled, dtype=np.int32))
-            counts: npt.NDArray[np.unsignedinteger[Any]] = (
-                wide.astype(np.uint8) if len(grams) < 256 else wide.astype(np.uint16)
-            )
-            # Jaccard = shared / (len(grams) + size - shared) ≤ shared / len(grams). Rank only
-            # the entities sharing at least `least` trigrams: that is exact once the limit-th
-            # best of them (the bar) can only be reached by sharing `least` or more, which
-            # leaves a few thousand to rank instead of every entity with one common gram. A
-            # guess too high is lowered to what its bar needs, and then holds (the bar of a
-            # larger set is no lower); too few to fill the limit halves it; 1 ranks them all.
-            least = (int(counts.max()) + 1) // 2
-            while True:
-                seqs = (counts >= least).nonzero()[0]
-                shared = counts[seqs]
-                union = len(grams) + self._sizes[seqs] - shared
-                if least == 1:
-                    break
-                if len(seqs) < limit:
-                    least //= 2
-                    continue
-                # np.sort, not np.partition: on a few thousand scores with many ties numpy's
-                # partition takes ~0.15 ms, a full sort ~0.02 ms.
-                bar = np.sort(shared / union)[-limit]
-                floor = max(1, int(np.ceil(bar * len(grams) - 1e-9)))
-                if floor >= least:
-                    break
-                least = floor
+            return self._ranked(len(grams), postings, limit)
+
+    def _ranked(self, size: int, postings: list[npt.NDArray[np.int32]], limit: int) -> list[int]:
+        """The `limit` best of the entities in the query's posting lists."""
+        # An entity shares each gram at most once, so a count fits a byte for any key of the
+        # 200 characters allowed; byte-wide passes over all seqs are the cheapest.
+        wide = np.bincount(np.concatenate(postings))
+        counts: npt.NDArray[np.unsignedinteger[Any]] = (
+            wide.astype(np.uint8) if size < 256 else wide.astype(np.uint16)
+        )
+        # Jaccard = shared / (size + own size - shared) ≤ shared / size. The fewest entities
+        # sharing the most trigrams that fill the limit give a bar the answer reaches (their
+        # limit-th best); whoever reaches it shares `floor` trigrams or more, so only those are
+        # ranked: a few thousand, where names that share most of their trigrams with every
+        # other name (a legal form, a common word) put every entity one pass over the limit.
+        held = np.bincount(counts)[::-1].cumsum()[::-1]  # held[s]: entities sharing ≥ s
+        most = max((s for s in range(1, len(held)) if held[s] >= limit), default=1)
+        seqs = (counts >= most).nonzero()[0]
+        if most > 1 and len(seqs) >= limit:
+            shared = counts[seqs]
+            bar = float(np.sort(shared / (size + self._sizes[seqs] - shared))[-limit])
+            floor = max(1, int(np.ceil(bar * size - 1e-9)))
+            if floor < most:
+                seqs = (counts >= floor).nonzero()[0]
+        shared = counts[seqs]
+        scores = shared / (size + self._sizes[seqs] - shared)
         # seqs ascend (nonzero), so a stable sort by descending score breaks ties by seq.
-        order = np.argsort(-(shared / union), kind="stable")[:limit]
+        order = np.argsort(-scores, kind="stable")[:limit]
         ranked: list[int] = seqs[order].tolist()
         return ranked
 
