@@ -165,7 +165,7 @@ def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
     db = ctx.scope_db(value.scope)
     with db.read() as conn:
         found = resolve_key(conn, index_for(db), key, type=value.type, query=value.q)
-        top_path = path_items(conn, found[0].id) if found else []
+    top_path = found[0].trail if found else []
     if not found:
         # Only on a miss, and outside the read: the tier may first write pending name vectors.
         found = semantic_candidates(db, ctx.config.search, value.q, type=value.type)

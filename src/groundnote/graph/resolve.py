@@ -19,7 +19,9 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from groundnote.domain.guidance import PathItem
 from groundnote.graph.normalize import match_form
+from groundnote.graph.queries import paths_of
 from groundnote.graph.scoring import DUPLICATE_SCORE, MIN_SCORE, Key, weights
 from groundnote.graph.trigram import TrigramIndex
 from groundnote.store.sql import Connection, Row, in_list
@@ -30,7 +32,7 @@ __all__ = [
     "MIN_SCORE",
     "Match",
     "initials_pass",
-    "path_names",
+    "place",
     "recall",
     "resolve_key",
     "rows_of",
@@ -58,6 +60,7 @@ class Match:
     score: float
     match: str
     path: list[str] = field(default_factory=list)
+    trail: list[PathItem] = field(default_factory=list)  # the path with ids and types
 
     @classmethod
     def from_row(cls, row: Row, *, score: float, match: str, level: int) -> Match:
@@ -172,9 +175,7 @@ def resolve_key(
         )
     )
     chosen = found[:limit]
-    paths = path_names(conn, [m.id for m in chosen])
-    for match in chosen:
-        match.path = paths[match.id]
+    place(conn, chosen)
     return chosen
 
 
@@ -222,17 +223,10 @@ def rows_of(conn: Connection, seqs: Iterable[int]) -> list[Row]:
     ).fetchall()
 
 
-def path_names(conn: Connection, entity_ids: list[str]) -> dict[str, list[str]]:
-    """The names from the top level down to each entity, itself included, in one query."""
-    paths: dict[str, list[str]] = {entity_id: [] for entity_id in entity_ids}
-    if not entity_ids:
-        return paths
-    marks, wanted = in_list(entity_ids)
-    for row in conn.execute(
-        "SELECT c.descendant_id, k.name FROM entity_closure c "
-        "JOIN entity_current k ON k.id = c.ancestor_id "
-        f"WHERE c.descendant_id IN ({marks}) ORDER BY c.descendant_id, c.depth DESC",
-        wanted,
-    ):
-        paths[row[0]].append(row[1])
-    return paths
+def place(conn: Connection, matches: list[Match]) -> None:
+    """Give each match its path, top level first (`trail`, and `path` its names), in one
+    query; the answer shows the first's trail, so it needs no query of its own."""
+    trails = paths_of(conn, [m.id for m in matches])
+    for match in matches:
+        match.trail = trails.get(match.id, [])
+        match.path = [item.name for item in match.trail]

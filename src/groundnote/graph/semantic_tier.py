@@ -17,7 +17,7 @@ from __future__ import annotations
 from groundnote.config import SearchConfig
 from groundnote.embedding import embedder_for
 from groundnote.graph.name_vectors import name_vectors
-from groundnote.graph.resolve import MAX_CANDIDATES, MIN_SCORE, Match, path_names, rows_of
+from groundnote.graph.resolve import MAX_CANDIDATES, MIN_SCORE, Match, place, rows_of
 from groundnote.store import Database
 
 __all__ = ["MARGIN", "SCORE_CEILING", "SCORE_FLOOR", "semantic_candidates"]
@@ -71,7 +71,5 @@ def semantic_candidates(
             if text in (match.name, *match.aliases):
                 found.append(match)
         chosen = found[:limit]
-        paths = path_names(conn, [m.id for m in chosen])
-    for match in chosen:
-        match.path = paths[match.id]
+        place(conn, chosen)
     return chosen
