@@ -12,8 +12,9 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from groundnote.domain.errors import GroundnoteError
+from groundnote.graph import trigram
 from groundnote.graph.entities import Author, create_entity
-from groundnote.graph.fts import put_text
+from groundnote.graph.fts import put_text, remove_text
 from groundnote.graph.normalize import TITLES, initials, normalize, person_key, trigrams
 from groundnote.graph.resolve import DUPLICATE_SCORE, MIN_SCORE, recall, score_text
 from groundnote.graph.trigram import TrigramIndex, index_for
@@ -116,6 +117,42 @@ def test_similar_matches_the_reference_after_churn(
         )
         for limit in (1, 7, 50, 2000):
             assert index.similar(key, limit) == reference(texts, key, limit), (key, limit)
+
+
+def test_byte_maps_count_as_the_lists_through_writes_and_growth(
+    runtime: Runtime, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real indexes make byte maps from 4,096 holders on; here every trigram held by one
+    # entity in eight gets one, and the maps must follow rewrites, removals and new seqs
+    # past the arrays' room exactly as the posting lists do.
+    monkeypatch.setattr(trigram, "_DENSE_MIN", 1)
+    rng = random.Random(31)
+    db = runtime.home.scope_db(scope)
+    index = index_for(db)
+    texts: dict[int, tuple[str, ...]] = {}
+
+    def write(seqs: list[int]) -> None:
+        with db.write() as conn:
+            for seq in seqs:
+                name = " ".join(rng.sample(WORDS, rng.randint(1, 3)))
+                put_text(conn, seq, name, [])
+                texts[seq] = (normalize(name),)
+
+    def agrees() -> None:
+        for words in itertools.islice(itertools.permutations(WORDS, 2), 0, None, 7):
+            key = normalize(" ".join(words))
+            for limit in (1, 5, 50):
+                assert index.similar(key, limit) == reference(texts, key, limit), (key, limit)
+
+    write(list(range(1, 401)))
+    agrees()
+    assert index._dense  # the common trigrams are counted from maps now
+    write(rng.sample(range(1, 401), 150) + list(range(401, 2600)))  # rewrites, then growth
+    with db.write() as conn:
+        for seq in rng.sample(range(1, 2600), 300):
+            remove_text(conn, seq)
+            texts.pop(seq, None)
+    agrees()
 
 
 def untitled(text: str) -> str:
