@@ -1,0 +1,2 @@
+-- core/0003: nothing changes on SQLite, whose FTS5 tables merge their own segments. The
+-- PostgreSQL twin keeps the pending list of the full-text GIN indexes short.
