@@ -26,7 +26,7 @@ def test_status_is_the_same_on_every_surface(
         answer["scopes"][0].pop("file_bytes")
     assert body == direct
     assert body["scopes"][0]["scope"] == "sales"
-    assert {"subsystem": "core", "version": 2, "migrations": 2} in body["scopes"][0][
+    assert {"subsystem": "core", "version": 3, "migrations": 3} in body["scopes"][0][
         "schema_versions"
     ]
 
