@@ -222,7 +222,8 @@ class Database(ABC):
     @abstractmethod
     def analyze(self) -> None:
         """Refresh the planner's statistics after a bulk load (an import, a migrate), so that
-        the next reads are planned for the rows now there."""
+        the next reads are planned for the rows now there; PostgreSQL also vacuums the loaded
+        tables then, so that autovacuum does not do it during those reads."""
 
     @abstractmethod
     def tables(self) -> list[str]:
