@@ -346,18 +346,25 @@ class TrigramIndex:
         # other name (a legal form, a common word) put every entity one pass over the limit.
         most = _most_shared(counts, limit)
         seqs = (counts >= most).nonzero()[0]
+        scores = self._jaccard(size, counts, seqs)
         if most > 1 and len(seqs) >= limit:
-            shared = counts[seqs]
-            bar = float(np.sort(shared / (size + self._sizes[seqs] - shared))[-limit])
+            bar = float(np.sort(scores)[-limit])
             floor = max(1, int(np.ceil(bar * size - 1e-9)))
             if floor < most:
                 seqs = (counts >= floor).nonzero()[0]
-        shared = counts[seqs]
-        scores = shared / (size + self._sizes[seqs] - shared)
+                scores = self._jaccard(size, counts, seqs)
         # seqs ascend (nonzero), so a stable sort by descending score breaks ties by seq.
         order = np.argsort(-scores, kind="stable")[:limit]
         ranked: list[int] = seqs[order].tolist()
         return ranked
+
+    def _jaccard(
+        self, size: int, counts: npt.NDArray[np.unsignedinteger[Any]], seqs: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.float64]:
+        """shared / union of the key's `size` trigrams and each of `seqs`' own."""
+        shared = counts[seqs]
+        scores: npt.NDArray[np.float64] = shared / (size + self._sizes[seqs] - shared)
+        return scores
 
     def __len__(self) -> int:
         with self._reading():
