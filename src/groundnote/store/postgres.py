@@ -20,7 +20,10 @@ inline) instead, and so is one that asks `? IS NULL` at all (a value has no type
 An `INSERT … VALUES` is the exception: each value takes its column's type, None included, so
 it stays bound server-side and prepared (an entity's version, whose evidence is mostly None,
 was parsed and planned anew on every create). Booleans go as 0/1, as sqlite3 stores them
-(flags are INTEGER columns).
+(flags are INTEGER columns). An integer goes as `integer` (`bigint` past its range), never as
+psycopg's `smallint` for a small one: a prepared statement is kept per parameter types, so an
+`IN (…)` of seqs small and large had a new type list nearly every call and was planned every
+time (1.9 → 1.3 ms to read 46 entities' rows at 100,000).
 
 The write gate holds across processes and servers: a write transaction (READ COMMITTED, so
 each statement sees what the previous holder committed) first takes `SELECT … FOR UPDATE` on
@@ -55,8 +58,9 @@ from typing import Any
 
 import psycopg
 import psycopg.errors
+from psycopg.adapt import Dumper, PyFormat
 from psycopg.pq import TransactionStatus
-from psycopg.types.numeric import FloatLoader
+from psycopg.types.numeric import FloatLoader, IntBinaryDumper, IntDumper
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from groundnote.config import ConfigError
@@ -522,9 +526,24 @@ _POOLS: dict[tuple[int, str], _Pool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
+class _IntegerDumper(IntDumper):
+    """An int as `integer` when it fits (see the module's docstring), else as psycopg has it."""
+
+    def upgrade(self, obj: int, format: PyFormat) -> Dumper:
+        return (
+            self._int4_dumper if -(2**31) <= obj < 2**31 else IntDumper.upgrade(self, obj, format)
+        )
+
+
+class _IntegerBinaryDumper(IntBinaryDumper):
+    upgrade = _IntegerDumper.upgrade
+
+
 def _configure(conn: psycopg.Connection[Any]) -> None:
     # numeric (avg(), sums of numerics) as float, as SQLite answers it
     conn.adapters.register_loader("numeric", FloatLoader)
+    conn.adapters.register_dumper(int, _IntegerDumper)
+    conn.adapters.register_dumper(int, _IntegerBinaryDumper)
     citus.configure_session(conn)
 
 
