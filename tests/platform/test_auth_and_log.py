@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -34,6 +35,31 @@ def test_every_call_writes_one_log_row(call: Call, runtime: Runtime, scope: str)
         ("core.status", "validation-failed")
     ]
     assert len(rows[0]["input_sha256"]) == 64
+
+
+@pytest.mark.postgresql_only("SQLite has one writer per file: a log row waits for it")
+def test_a_read_is_logged_while_a_writer_holds_the_scope(
+    call: Call, runtime: Runtime, scope: str
+) -> None:
+    """A read's log row commits by itself, outside the gate row (`Database.append`): a long
+    write (an import) neither holds it up nor, past the busy timeout, loses it."""
+    db = runtime.home.scope_db(scope)
+    holding, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with db.write():
+            holding.set()
+            done.wait(30)
+
+    writer = threading.Thread(target=hold)
+    writer.start()
+    try:
+        assert holding.wait(10)
+        call("core.status", scope=scope)
+        assert [r["operation"] for r in _log_rows(runtime, scope)] == ["status"]
+    finally:
+        done.set()
+        writer.join()
 
 
 def test_the_log_is_append_only(call: Call, runtime: Runtime, scope: str) -> None:

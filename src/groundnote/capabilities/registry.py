@@ -296,10 +296,10 @@ def _write_row(
     """The call's row: in the file of the one scope it was admitted on, else in instance.db."""
     try:
         if scope is not None and scope_operation is not None:
-            with home.scope_db(scope).write() as conn:
+            with home.scope_db(scope).append() as conn:
                 write_entry(conn, entry, operation=scope_operation, **fields)
             return
-        with home.instance.write() as conn:
+        with home.instance.append() as conn:
             write_entry(conn, entry, operation=instance_operation, **fields)
     except Busy:
         # Other processes held the file past the busy timeout: expected under load, no trace.

@@ -414,7 +414,7 @@ def log_each_scope(ctx: Context, scopes: list[str], bundles: list[Bundle]) -> No
             cross_scope=True,
             id=ctx.log.id,
         )
-        with ctx.scope_db(scope).write() as conn:
+        with ctx.scope_db(scope).append() as conn:
             write_entry(
                 conn,
                 entry,

@@ -176,6 +176,12 @@ class Database(ABC):
     def write(self) -> AbstractContextManager[Connection]:
         """One write transaction, committed on success and rolled back on error."""
 
+    def append(self) -> AbstractContextManager[Connection]:
+        """A connection for a statement that only adds a row no id, seq or change of this unit
+        derives from (the operation log row of a read), committed when it has run. Here a
+        write like any other; PostgreSQL commits it outside the gate row."""
+        return self.write()
+
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[Connection]:
         """One read transaction on a private connection: never the writer, never a reader."""
