@@ -268,6 +268,7 @@ class Registry:
                 request_id=ctx.request_id,
                 scope=scope,
                 scope_operation=ctx.capability.log_operation,
+                read=ctx.capability.annotations.read_only,
             )
 
 
@@ -292,15 +293,21 @@ def _write_row(
     request_id: str,
     scope: str | None = None,
     scope_operation: str | None = None,
+    read: bool = False,
 ) -> None:
-    """The call's row: in the file of the one scope it was admitted on, else in instance.db."""
+    """The call's row: in the file of the one scope it was admitted on, else in instance.db.
+
+    A read's row commits by itself (`Database.append`). Any other waits at the gate as a write
+    does: a write running for the same grant holds its operation's tally row (log_tally) until
+    it commits, and only the gate bounds that wait by the busy timeout.
+    """
+    if scope is not None and scope_operation is not None:
+        db, operation = home.scope_db(scope), scope_operation
+    else:
+        db, operation = home.instance, instance_operation
     try:
-        if scope is not None and scope_operation is not None:
-            with home.scope_db(scope).append() as conn:
-                write_entry(conn, entry, operation=scope_operation, **fields)
-            return
-        with home.instance.append() as conn:
-            write_entry(conn, entry, operation=instance_operation, **fields)
+        with db.append() if read else db.write() as conn:
+            write_entry(conn, entry, operation=operation, **fields)
     except Busy:
         # Other processes held the file past the busy timeout: expected under load, no trace.
         log.warning("request %s: the operation log row was not written: file busy", request_id)
