@@ -338,7 +338,7 @@ def footprint(home: Path, queries_file: Path) -> None:
     built = high_water()
     with db.read() as conn:
         for q in json.loads(queries_file.read_text()):
-            resolve_key(conn, index, normalize(q))
+            resolve_key(index, normalize(q))
         parents = [r[0] for r in conn.execute("SELECT id FROM entity ORDER BY seq LIMIT 200")]
     call = caller(rt, "footprint")
     for i, parent in enumerate(parents):
@@ -444,7 +444,7 @@ def main() -> None:
             for q, target in queries:
                 key = normalize(q)
                 t0 = time.perf_counter()
-                found = resolve_key(conn, index, key)
+                found = resolve_key(index, key)
                 ours.append(time.perf_counter() - t0)
                 place = rank(found, target)
                 hits[0] += place == 0
@@ -466,7 +466,7 @@ def main() -> None:
                 t0 = time.perf_counter()
                 recalled = index.exact(key) | set(fts.literal_recall(conn, key))
                 recalled.update(initials_pass(index, key))
-                found = resolve_key(conn, index, key, recalled=recalled)
+                found = resolve_key(index, key, recalled=recalled)
                 seed.append(time.perf_counter() - t0)
                 place = rank(found, target)
                 hits[2] += place == 0

@@ -56,10 +56,9 @@ def load(rt: Runtime, scope: str, n: int, rng: random.Random) -> list[str]:
 
 
 def resolve_once(db: Database, query: str) -> float:
-    with db.read() as conn:
-        start = time.perf_counter()
-        resolve_key(conn, index_for(db), normalize(query), query=query)
-        return (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    resolve_key(index_for(db), normalize(query), query=query)
+    return (time.perf_counter() - start) * 1000
 
 
 def main() -> None:

@@ -312,11 +312,13 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     from groundnote.runtime import open_runtime
 
     literal = "query" in inspect.signature(resolve_key).parameters
+    # Before the index held the current rows (graph/current.py), resolve read them on `conn`.
+    reads_rows = "conn" in inspect.signature(resolve_key).parameters
     published_takes_seqs = len(inspect.signature(fts.published).parameters) > 1
 
     def resolve(conn: Any, index: Any, q: str) -> list[Any]:
         extra = {"query": q} if literal else {}
-        return resolve_key(conn, index, normalize(q), **extra)
+        return resolve_key(*([conn] if reads_rows else []), index, normalize(q), **extra)
 
     clock = FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC))
     author = Author.of("mcp", "grant:bench", clock.instant(), "2026-11-30")
@@ -435,6 +437,7 @@ def timing(args: argparse.Namespace, per_class_queries: int) -> dict[str, float]
     from groundnote.runtime import open_runtime
 
     literal = "query" in inspect.signature(resolve_key).parameters
+    reads_rows = "conn" in inspect.signature(resolve_key).parameters  # as in measure()
     clock = FixedClock(datetime(2026, 11, 30, 9, tzinfo=UTC))
     author = Author.of("mcp", "grant:bench", clock.instant(), "2026-11-30")
     home = Path(tempfile.mkdtemp(prefix="gn-resolve-big-"))
@@ -466,7 +469,7 @@ def timing(args: argparse.Namespace, per_class_queries: int) -> dict[str, float]
                     key = normalize(q)
                     extra = {"query": q} if literal else {}
                     t0 = time.perf_counter()
-                    resolve_key(conn, index, key, **extra)
+                    resolve_key(*([conn] if reads_rows else []), index, key, **extra)
                     taken.append((time.perf_counter() - t0) * 1000)
                 samples.extend(taken)
                 taken.sort()

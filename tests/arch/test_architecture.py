@@ -22,7 +22,8 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "groundnote"
 
 # statement pattern → the files (relative to src/groundnote) that may contain it
 WRITERS: dict[str, tuple[str, ...]] = {
-    r"INSERT\s+INTO\s+entity_version\b": ("graph/entities.py", "structure/"),
+    # Each version records its entity in the change record (graph/trigram.py, note_version).
+    r"INSERT\s+INTO\s+entity_version\b": ("graph/entities.py", "structure/versions.py"),
     r"INSERT\s+INTO\s+entity\b(?!_)": ("graph/entities.py",),
     r"INSERT\s+INTO\s+link\b(?!_)": ("graph/links.py",),
     r"INSERT\s+INTO\s+review\b": ("structure/",),

@@ -1,4 +1,4 @@
-"""Shared helpers of the graph tests: raw SQL for what only the approval channel or core writes."""
+"""Shared helpers of the graph tests: what only the approval channel or core writes."""
 
 from __future__ import annotations
 
@@ -8,28 +8,22 @@ from typing import Any
 
 from groundnote.core.propose import insert_rule
 from groundnote.runtime import Runtime
+from groundnote.structure.versions import current_version, write_version
 
 
 def archive(runtime: Runtime, scope: str, entity_id: str) -> None:
     """What structure/ does when a person archives an entity (not this package's writer)."""
     with runtime.home.scope_db(scope).write() as conn:
-        row = conn.execute(
-            "SELECT * FROM entity_version WHERE id = ? ORDER BY version DESC LIMIT 1", (entity_id,)
-        ).fetchone()
-        conn.execute(
-            "INSERT INTO entity_version (id, version, type, name, aliases, parent_id, status, "
-            "valid_from, valid_to, change, channel, changed_by, changed_at, reason) VALUES "
-            "(?, ?, ?, ?, ?, ?, 'archived', ?, '2026-11-30', 'archive', 'approval', "
-            "'person:ruth', '2026-11-30T09:00:00.000Z', 'gone')",
-            (
-                entity_id,
-                row["version"] + 1,
-                row["type"],
-                row["name"],
-                row["aliases"],
-                row["parent_id"],
-                row["valid_from"],
-            ),
+        base = current_version(conn, entity_id)
+        write_version(
+            conn,
+            base,
+            change="archive",
+            status="archived",
+            by="person:ruth",
+            at="2026-11-30T09:00:00.000Z",
+            reason="gone",
+            valid_to="2026-11-30",
         )
 
 

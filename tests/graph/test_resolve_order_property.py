@@ -115,11 +115,8 @@ def test_the_first_five_are_the_first_five_of_all(
     left_out = ids[exclude % len(ids)] if ids and exclude is not None else None
     db = runtime.home.scope_db(scope)
     index, key = index_for(db), normalize(query)
-    with db.read() as conn:
-        few = resolve_key(conn, index, key, type=type, exclude=left_out, query=query)
-        every = resolve_key(
-            conn, index, key, type=type, exclude=left_out, query=query, limit=10_000
-        )
+    few = resolve_key(index, key, type=type, exclude=left_out, query=query)
+    every = resolve_key(index, key, type=type, exclude=left_out, query=query, limit=10_000)
     assert len(few) == min(MAX_CANDIDATES, len(every))
     assert _listed(few) == _listed(every[:MAX_CANDIDATES])
     assert all(m.status != "archived" and m.id != left_out for m in every)

@@ -1,4 +1,4 @@
-"""Property (issue 12): random creates, moves, renames and archives spread over two processes
+"""Property (issue 12): random creates, moves, renames, reviews and archives spread over two processes
 on one home; after every step both processes' resolve answers equal those of a runtime opened
 afresh on the home, which builds its index from the file as a newly started process would.
 
@@ -52,13 +52,27 @@ def answers(runtime: Runtime, scope: str, queries: list[str]) -> list[list[tuple
     return found
 
 
-def _archive(runtime: Runtime, scope: str, entity_id: str) -> None:
+def _version(runtime: Runtime, scope: str, entity_id: str) -> int:
     with runtime.home.scope_db(scope).read() as conn:
-        version = conn.execute(
+        version: int = conn.execute(
             "SELECT version FROM entity_current WHERE id = ?", (entity_id,)
         ).fetchone()[0]
+    return version
+
+
+def _archive(runtime: Runtime, scope: str, entity_id: str) -> None:
     cap = approval_registry().get("structure.archive")
+    version = _version(runtime, scope, entity_id)
     raw = {"id": entity_id, "version": version, "subtree": True, "reason": "gone"}
+    runtime.invoke(cap, raw, principal=PERSON, channel="approval")
+
+
+def _review(runtime: Runtime, scope: str, entity_id: str, verdict: str) -> None:
+    """A person confirms the entity's current version, or reverts it (which archives an
+    entity never confirmed, and otherwise brings back its last confirmed name and parent)."""
+    cap = approval_registry().get("structure.review")
+    target = f"entity/{entity_id}@{_version(runtime, scope, entity_id)}"
+    raw = {"target": target, "verdict": verdict, "reason": "the person looked"}
     runtime.invoke(cap, raw, principal=PERSON, channel="approval")
 
 
@@ -76,6 +90,10 @@ def _serve(home: str, pipe: Connection) -> None:
                 continue
             if kind == "archive":
                 _archive(runtime, scope, arg)
+                pipe.send(("ok", None))
+                continue
+            if kind in ("confirm", "revert"):
+                _review(runtime, scope, arg, kind)
                 pipe.send(("ok", None))
                 continue
             out = runtime.invoke(runtime.registry.get(kind), arg, principal=AGENT, channel="mcp")
@@ -123,6 +141,9 @@ STEP = st.one_of(
     st.tuples(st.just("move"), st.integers(0, 1), st.integers(0, 20), st.integers(-1, 20)),
     st.tuples(st.just("rename"), st.integers(0, 1), st.integers(0, 20), NAMES),
     st.tuples(st.just("archive"), st.integers(0, 1), st.integers(0, 20), st.just(0)),
+    st.tuples(
+        st.sampled_from(["confirm", "revert"]), st.integers(0, 1), st.integers(0, 20), st.just(0)
+    ),
 )
 SCOPES = (f"prop-{n}" for n in itertools.count())
 
@@ -171,8 +192,8 @@ def test_both_processes_answer_as_a_fresh_one(
             raw = {"scope": scope, "id": ids[first % len(ids)], "name": second, "force": True}
             writer.ask("graph.entity_update", scope, raw | {"reason": "renamed by the person"})
             queries += [q for q in _spellings(second) if q not in queries]
-        else:
-            writer.ask("archive", scope, ids[first % len(ids)])
+        else:  # archive, confirm, revert: a person's decision
+            writer.ask(kind, scope, ids[first % len(ids)])
         fresh = open_runtime(runtime.home.path, environ={})
         try:
             expected = answers(fresh, scope, queries)

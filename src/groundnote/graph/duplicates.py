@@ -30,7 +30,6 @@ from groundnote.graph.normalize import normalize
 from groundnote.graph.resolve import RECALL_LIMIT, Match, resolve_key
 from groundnote.graph.scoring import DUPLICATE_SCORE
 from groundnote.graph.trigram import TrigramIndex
-from groundnote.store.sql import Connection
 
 __all__ = ["SHOWN", "Similar", "similar_entities"]
 
@@ -47,7 +46,6 @@ class Similar:
 
 
 def similar_entities(
-    conn: Connection,
     index: TrigramIndex,
     type: str,
     texts: list[str],
@@ -60,7 +58,6 @@ def similar_entities(
         # Every candidate over the threshold, not five: a sibling may rank below several
         # equally named entities elsewhere and must still refuse.
         for match in resolve_key(
-            conn,
             index,
             normalize(text),
             type=type,

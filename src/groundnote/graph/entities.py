@@ -30,7 +30,7 @@ from groundnote.graph.duplicates import similar_entities
 from groundnote.graph.normalize import normalize
 from groundnote.graph.queries import current, path_items, subtree_depth
 from groundnote.graph.resolve import Match
-from groundnote.graph.trigram import TrigramIndex
+from groundnote.graph.trigram import TrigramIndex, note_version
 from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection, Cursor, Row
 
@@ -214,7 +214,6 @@ def _refuse_literal(found: list[Match], where: str) -> None:
 
 
 def _similar(
-    conn: Connection,
     index: TrigramIndex,
     type: str,
     texts: list[str],
@@ -222,7 +221,7 @@ def _similar(
     parent_id: str | None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(refusing, shown) by the rule of graph/duplicates.py: same parent or equal names."""
-    found = similar_entities(conn, index, type, texts, exclude, parent_id)
+    found = similar_entities(index, type, texts, exclude, parent_id)
     return [candidate(m) for m in found.refusing], [candidate(m) for m in found.elsewhere]
 
 
@@ -292,9 +291,7 @@ def create_entity(
     literal = _ask_literal(conn, parent_id, type, name, index)
     next_seq = conn.prefetch("SELECT coalesce(max(seq), 0) + 1 FROM entity")
     overridden, similar = (
-        _similar(conn, index, type, [name, *aliases], None, parent_id)
-        if similar_check
-        else ([], [])
+        _similar(index, type, [name, *aliases], None, parent_id) if similar_check else ([], [])
     )
     _check_depth(config, _parent_level(parent, scope, parent_id) + 1)
     _refuse_literal(_literal_found(conn, literal, name, None), "under this parent")
@@ -431,9 +428,7 @@ def update_entity(
         )
     texts = ([new_name] if new_name != row["name"] else []) + added
     overridden, similar = (
-        _similar(conn, index, row["type"], texts, entity_id, row["parent_id"])
-        if texts
-        else ([], [])
+        _similar(index, row["type"], texts, entity_id, row["parent_id"]) if texts else ([], [])
     )
     _refuse_similar(overridden, force, reason)
     _next_version(
@@ -486,6 +481,8 @@ def _next_version(
             row["version"],
         ),
     )
+    # Besides a rename's text write (which records it too): a move changes the parent.
+    note_version(conn, row["seq"])
 
 
 def _unique(items: list[str]) -> list[str]:

@@ -163,11 +163,10 @@ def entity_resolve(ctx: Context, value: ResolveInput) -> ResolveOutput:
     key = normalize(value.q)
     ctx.log.terms = [key]
     db = ctx.scope_db(value.scope)
-    with db.read() as conn:
-        found = resolve_key(conn, index_for(db), key, type=value.type, query=value.q)
+    found = resolve_key(index_for(db), key, type=value.type, query=value.q)
     top_path = found[0].trail if found else []
     if not found:
-        # Only on a miss, and outside the read: the tier may first write pending name vectors.
+        # Only on a miss; the tier may first write pending name vectors.
         found = semantic_candidates(db, ctx.config.search, value.q, type=value.type)
     candidates = [
         Candidate(

@@ -9,22 +9,24 @@ kinds and why a differing number or word is scored as another thing, not a typo)
 
 Order: score, then the candidate whose name or alias, case-folded, is the query's literal text
 (`Köhler & Söhne GmbH` before `Koehler & Söhne GmbH`, `Lakeside Holdings plc` before `… Ltd`,
-all 1.0 after normalisation), then active before unconfirmed, smaller depth, id.
+all 1.0 after normalisation), then active before unconfirmed, smaller depth, id. The
+candidates' rows and paths come from the index too (graph/current.py), so a resolve asks the
+store nothing but the index's catch-up.
 """
 
 from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from groundnote.domain.guidance import PathItem
+from groundnote.graph.current import Current
 from groundnote.graph.normalize import match_form
-from groundnote.graph.queries import paths_of
 from groundnote.graph.scoring import DUPLICATE_SCORE, MIN_SCORE, Key, weights
 from groundnote.graph.trigram import TrigramIndex
-from groundnote.store.sql import Connection, Row, in_list
+from groundnote.store.sql import Row
 
 __all__ = [
     "DUPLICATE_SCORE",
@@ -32,10 +34,8 @@ __all__ = [
     "MIN_SCORE",
     "Match",
     "initials_pass",
-    "place",
     "recall",
     "resolve_key",
-    "rows_of",
     "score_text",
 ]
 
@@ -64,8 +64,8 @@ class Match:
 
     @classmethod
     def from_row(cls, row: Row, *, score: float, match: str, level: int) -> Match:
-        """A candidate from an entity's current row (`seq`, `id`, `type`, `name`, `aliases`,
-        `status`, `parent_id`), scored and placed at `level`."""
+        """A candidate from an entity's current row read in a write (`seq`, `id`, `type`,
+        `name`, `aliases`, `status`, `parent_id`), scored and placed at `level`."""
         return cls(
             seq=row["seq"],
             id=row["id"],
@@ -78,6 +78,28 @@ class Match:
             score=score,
             match=match,
         )
+
+    @classmethod
+    def of(cls, entity: Current, *, score: float, match: str) -> Match:
+        """A candidate from an entity's current row, scored, without its path (`place`)."""
+        return cls(
+            seq=entity.seq,
+            id=entity.id,
+            type=entity.type,
+            name=entity.name,
+            aliases=entity.aliases,
+            status=entity.status,
+            parent_id=entity.parent_id,
+            level=entity.level,
+            score=score,
+            match=match,
+        )
+
+    def place(self, entity: Current) -> Match:
+        """Give the match its path, top level first (`trail`, and `path` its names)."""
+        self.trail = entity.trail()
+        self.path = [item.name for item in self.trail]
+        return self
 
 
 def score_text(key: str, text: str, *, is_name: bool) -> tuple[float, str]:
@@ -106,7 +128,6 @@ def initials_pass(index: TrigramIndex, key: str) -> list[int]:
 
 
 def resolve_key(
-    conn: Connection,
     index: TrigramIndex,
     key: str,
     *,
@@ -145,25 +166,27 @@ def resolve_key(
         return min(count, len(scored))
 
     found: list[Match] = []
+    held: dict[int, Current] = {}
     start = 0
-    # Rows are read in score order, a batch at a time, each batch closed where the reported
-    # (rounded) score changes: once `limit` candidates pass the filters, nothing unread can
-    # outrank them, because the tie-breakers (status, depth, id) only order equal scores.
+    # Candidates are taken in score order, a batch at a time, each batch closed where the
+    # reported (rounded) score changes: once `limit` pass the filters, nothing not yet scored
+    # can outrank them, because the tie-breakers (status, depth, id) only order equal scores.
     while start < upto(start + 1) and len(found) < limit:
         # No more than are still wanted: finishing the scores of a whole batch of eight when
-        # five are wanted costs more than the occasional second query.
+        # five are wanted costs more than the occasional second batch.
         end = upto(start + min(ROW_BATCH, limit - len(found)))
         while end < upto(end + 1) and round(scored[end][0], 4) == round(scored[end - 1][0], 4):
             end += 1
         batch = {seq: (score, kind) for score, kind, seq in scored[start:end]}
         start = end
-        for row in rows_of(conn, batch):
-            if row["status"] == "archived" or (type and row["type"] != type):
+        for seq, entity in index.current(batch).items():
+            if entity.status == "archived" or (type and entity.type != type):
                 continue
-            if row["id"] == exclude:
+            if entity.id == exclude:
                 continue
-            score, kind = batch[row["seq"]]
-            found.append(Match.from_row(row, score=round(score, 4), match=kind, level=row["level"]))
+            score, kind = batch[seq]
+            held[seq] = entity
+            found.append(Match.of(entity, score=round(score, 4), match=kind))
     literal = (query or "").strip().casefold()
     found.sort(
         key=lambda m: (
@@ -174,9 +197,7 @@ def resolve_key(
             m.id,
         )
     )
-    chosen = found[:limit]
-    place(conn, chosen)
-    return chosen
+    return [match.place(held[match.seq]) for match in found[:limit]]
 
 
 def _in_order(
@@ -210,23 +231,3 @@ def _in_order(
 
 def _is_literal(match: Match, folded: str) -> bool:
     return any(text.strip().casefold() == folded for text in (match.name, *match.aliases))
-
-
-def rows_of(conn: Connection, seqs: Iterable[int]) -> list[Row]:
-    """The current rows of these entities with their level, as `Match.from_row` reads them."""
-    marks, wanted = in_list(seqs)
-    return conn.execute(
-        "SELECT e.seq, e.id, k.type, k.name, k.aliases, k.status, k.parent_id, "
-        "(SELECT count(*) FROM entity_closure c WHERE c.descendant_id = e.id) AS level "
-        f"FROM entity e JOIN entity_current k ON k.id = e.id WHERE e.seq IN ({marks})",
-        wanted,
-    ).fetchall()
-
-
-def place(conn: Connection, matches: list[Match]) -> None:
-    """Give each match its path, top level first (`trail`, and `path` its names), in one
-    query; the answer shows the first's trail, so it needs no query of its own."""
-    trails = paths_of(conn, [m.id for m in matches])
-    for match in matches:
-        match.trail = trails.get(match.id, [])
-        match.path = [item.name for item in match.trail]

@@ -17,7 +17,8 @@ from __future__ import annotations
 from groundnote.config import SearchConfig
 from groundnote.embedding import embedder_for
 from groundnote.graph.name_vectors import name_vectors
-from groundnote.graph.resolve import MAX_CANDIDATES, MIN_SCORE, Match, place, rows_of
+from groundnote.graph.resolve import MAX_CANDIDATES, MIN_SCORE, Match
+from groundnote.graph.trigram import index_for
 from groundnote.store import Database
 
 __all__ = ["MARGIN", "SCORE_CEILING", "SCORE_FLOOR", "semantic_candidates"]
@@ -57,19 +58,16 @@ def semantic_candidates(
         return []
     top = near[0][2]
     near = [item for item in near if item[2] >= top - MARGIN]
-    with db.read() as conn:
-        rows = {row["seq"]: row for row in rows_of(conn, [seq for seq, _, _ in near])}
-        found = []
-        for seq, text, similarity in near:
-            row = rows.get(seq)
-            if row is None or row["status"] == "archived" or (type and row["type"] != type):
-                continue
-            match = Match.from_row(
-                row, score=_score(similarity, floor), match="semantic", level=row["level"]
-            )
-            # A vector of a text renamed since (its catch-up still to come) suggests nothing.
-            if text in (match.name, *match.aliases):
-                found.append(match)
-        chosen = found[:limit]
-        place(conn, chosen)
-    return chosen
+    held = index_for(db).current(seq for seq, _, _ in near)
+    found = []
+    for seq, text, similarity in near:
+        entity = held.get(seq)
+        if entity is None or entity.status == "archived" or (type and entity.type != type):
+            continue
+        match = Match.of(entity, score=_score(similarity, floor), match="semantic")
+        # A vector of a text renamed since (its catch-up still to come) suggests nothing.
+        if text in (match.name, *match.aliases):
+            found.append(match.place(entity))
+        if len(found) == limit:
+            break
+    return found

@@ -4,10 +4,13 @@
 OR of every trigram, ORDER BY rank) took 180 ms p95 at 100,000 entities. This index holds the
 same normalised texts with a trigram → seq posting array, an exact-text map, a map of lookup
 keys (initials, and first initial + last name for persons) and how many entities hold each
-token (the scoring's frequency weights, issue 21), and answers in a few milliseconds. It is built from entity_fts on first use and kept in
-step by the store's change record (`store.changes`): every write of entity_fts records the
-entity's seq in the same transaction, and every read of the index first re-reads the seqs
-recorded since the index last looked, whichever process committed them. Both run under the
+token (the scoring's frequency weights, issue 21), and answers in a few milliseconds. Beside
+them it holds every entity's current row (graph/current.py), so that resolve orders and
+answers without reading the store. It is built on first use and kept in step by the store's
+change record (`store.changes`): every write of entity_fts and every new entity version
+(`note_version`) records the entity's seq in the same transaction, and every read of the index
+first re-reads the seqs recorded since the index last looked, whichever process committed
+them. Both run under the
 index lock on the file's snapshot connection, so the index only ever holds committed rows, a
 rolled back write never reaches it, and a write transaction (which holds the file's write
 lock) checks duplicates against the latest committed state.
@@ -38,16 +41,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from groundnote.graph.current import ALL_CURRENT_SQL, CURRENT_SQL, Current, Held, current, held
 from groundnote.graph.normalize import lookup_keys, match_form, trigrams
 from groundnote.store import Database
-from groundnote.store.changes import EVERYTHING, Watch
+from groundnote.store.changes import EVERYTHING, Watch, record
 from groundnote.store.database import Apply
-from groundnote.store.sql import Connection
+from groundnote.store.sql import Connection, Row
 
-__all__ = ["CHANGE_KIND", "TrigramIndex", "has_room", "held_entities", "index_for", "set_budget"]
+__all__ = [
+    "CHANGE_KIND",
+    "TrigramIndex",
+    "has_room",
+    "held_entities",
+    "index_for",
+    "note_version",
+    "set_budget",
+]
 
-# The change record's kind for a row of entity_fts; its ref is the row's rowid (entity.seq).
+# The change record's kind for an entity whose row of entity_fts or whose current version
+# changed; its ref is the entity's seq (entity_fts's rowid).
 CHANGE_KIND = "entity_fts"
+# The rows of the entities the change record names after a seq (`Watch.ahead`'s).
+_CHANGED = (
+    "WHERE {seq} IN (SELECT CAST(ref AS INTEGER) FROM change_record "
+    "WHERE seq > ? AND kind = ? AND ref <> ?)"
+)
 # SQLite allows 32,766 host parameters; a catch-up after a bulk import re-reads in batches.
 _BATCH = 5000
 
@@ -78,6 +96,7 @@ class TrigramIndex:
         self._exact: dict[str, _Seqs] = {}
         self._initials: dict[str, _Seqs] = {}
         self._tokens: dict[str, int] = {}  # token of a matching form → entities holding it
+        self._rows: dict[int, Held] = {}  # seq → current row, every entity (graph/current.py)
 
     # -- keeping in step -------------------------------------------------------------------
 
@@ -93,6 +112,7 @@ class TrigramIndex:
                 self._clear()
                 for row in conn.execute("SELECT rowid, name, aliases FROM entity_fts"):
                     self._put(row[0], _texts(row[1], row[2]))
+                self._rows.update(held(row) for row in conn.execute(ALL_CURRENT_SQL))
                 self._built = True
             elif caught.refs:
                 self._reread(conn, sorted(int(ref) for ref in caught.refs))
@@ -131,11 +151,11 @@ class TrigramIndex:
         ahead = self._watch.ahead(conn, CHANGE_KIND)
         if ahead is None:
             return None
+        changed = (ahead.seen, CHANGE_KIND, EVERYTHING)
         rows = conn.prefetch(
-            "SELECT rowid, name, aliases FROM entity_fts WHERE rowid IN (SELECT CAST(ref AS "
-            "INTEGER) FROM change_record WHERE seq > ? AND kind = ? AND ref <> ?)",
-            (ahead.seen, CHANGE_KIND, EVERYTHING),
+            "SELECT rowid, name, aliases FROM entity_fts " + _CHANGED.format(seq="rowid"), changed
         )
+        versions = conn.prefetch(CURRENT_SQL + " " + _CHANGED.format(seq="e.seq"), changed)
 
         def apply() -> None:
             with self._lock:
@@ -144,10 +164,12 @@ class TrigramIndex:
                     return
                 try:
                     texts = {r[0]: _texts(r[1], r[2]) for r in rows.fetchall()}
-                    for seq in sorted(int(ref) for ref in caught.refs):
+                    seqs = sorted(int(ref) for ref in caught.refs)
+                    for seq in seqs:
                         self._drop(seq)
                         if seq in texts:
                             self._put(seq, texts[seq])
+                    self._put_rows(seqs, versions.fetchall())
                 except BaseException:
                     self._clear()  # half taken in: rebuilt from entity_fts on the next use
                     self._watch.forget()
@@ -173,6 +195,13 @@ class TrigramIndex:
                 self._drop(seq)
                 if seq in rows:
                     self._put(seq, rows[seq])
+            self._put_rows(part, conn.execute(f"{CURRENT_SQL} WHERE e.seq IN ({marks})", part))
+
+    def _put_rows(self, seqs: list[int], rows: Iterable[Row]) -> None:
+        """The current rows of `seqs` as read (a seq without a row is held no longer)."""
+        for seq in seqs:
+            self._rows.pop(seq, None)
+        self._rows.update(held(row) for row in rows)
 
     def reset(self) -> None:
         """Forget everything; the next use rebuilds from entity_fts."""
@@ -198,6 +227,7 @@ class TrigramIndex:
         self._exact.clear()
         self._initials.clear()
         self._tokens.clear()
+        self._rows.clear()
 
     def _put(self, seq: int, texts: tuple[str, ...]) -> None:
         self._texts[seq] = texts
@@ -265,6 +295,13 @@ class TrigramIndex:
         with self._reading():
             known = self._texts
             return {seq: known[seq] for seq in seqs if seq in known}
+
+    def current(self, seqs: Iterable[int]) -> dict[int, Current]:
+        """The current rows of these entities with their chains, under one lock; unknown seqs
+        are left out."""
+        with self._reading():
+            rows = self._rows
+            return {seq: found for seq in seqs if (found := current(rows, seq)) is not None}
 
     def exact(self, key: str) -> set[int]:
         with self._reading():
@@ -512,3 +549,9 @@ def index_for(db: Database) -> TrigramIndex:
         if index is None:
             index = _INDEXES[db] = TrigramIndex(db)
         return index
+
+
+def note_version(conn: Connection, seq: int) -> None:
+    """Inside the write of a new version of entity `seq`: every process's index re-reads the
+    entity's current row (status, type, parent) before it answers again."""
+    record(conn, CHANGE_KIND, str(seq))

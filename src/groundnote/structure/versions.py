@@ -12,6 +12,7 @@ from typing import Literal
 
 from groundnote.domain.errors import NotFound
 from groundnote.domain.guidance import PathItem
+from groundnote.graph.trigram import note_version
 from groundnote.store.sql import Connection, Row
 from groundnote.structure.models import VersionRow
 
@@ -114,4 +115,6 @@ def write_version(
             reason,
         ),
     )
+    seq = conn.execute("SELECT seq FROM entity WHERE id = ?", (base.id,)).fetchone()[0]
+    note_version(conn, int(seq))
     return version
