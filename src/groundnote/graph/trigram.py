@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from groundnote.graph.current import ALL_CURRENT_SQL, CURRENT_SQL, Current, Held, current, held
+from groundnote.graph.current import ALL_CURRENT_SQL, CURRENT_SQL, Current, Rows
 from groundnote.graph.normalize import lookup_keys, match_form, trigrams
 from groundnote.store import Database
 from groundnote.store.changes import EVERYTHING, Watch, record
@@ -96,7 +96,7 @@ class TrigramIndex:
         self._exact: dict[str, _Seqs] = {}
         self._initials: dict[str, _Seqs] = {}
         self._tokens: dict[str, int] = {}  # token of a matching form → entities holding it
-        self._rows: dict[int, Held] = {}  # seq → current row, every entity (graph/current.py)
+        self._rows = Rows()  # every entity's current row (graph/current.py)
 
     # -- keeping in step -------------------------------------------------------------------
 
@@ -112,7 +112,7 @@ class TrigramIndex:
                 self._clear()
                 for row in conn.execute("SELECT rowid, name, aliases FROM entity_fts"):
                     self._put(row[0], _texts(row[1], row[2]))
-                self._rows.update(held(row) for row in conn.execute(ALL_CURRENT_SQL))
+                self._rows.put(conn.execute(ALL_CURRENT_SQL))
                 self._built = True
             elif caught.refs:
                 self._reread(conn, sorted(int(ref) for ref in caught.refs))
@@ -200,8 +200,8 @@ class TrigramIndex:
     def _put_rows(self, seqs: list[int], rows: Iterable[Row]) -> None:
         """The current rows of `seqs` as read (a seq without a row is held no longer)."""
         for seq in seqs:
-            self._rows.pop(seq, None)
-        self._rows.update(held(row) for row in rows)
+            self._rows.drop(seq)
+        self._rows.put(rows)
 
     def reset(self) -> None:
         """Forget everything; the next use rebuilds from entity_fts."""
@@ -227,7 +227,7 @@ class TrigramIndex:
         self._exact.clear()
         self._initials.clear()
         self._tokens.clear()
-        self._rows.clear()
+        self._rows = Rows()
 
     def _put(self, seq: int, texts: tuple[str, ...]) -> None:
         self._texts[seq] = texts
@@ -301,7 +301,7 @@ class TrigramIndex:
         are left out."""
         with self._reading():
             rows = self._rows
-            return {seq: found for seq in seqs if (found := current(rows, seq)) is not None}
+            return {seq: found for seq in seqs if (found := rows.get(seq)) is not None}
 
     def exact(self, key: str) -> set[int]:
         with self._reading():
