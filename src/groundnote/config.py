@@ -265,7 +265,7 @@ class ResolveConfig(_Section):
         ge=1000,
         description=(
             "Entities this process keeps in the in-memory resolve indexes of all scopes "
-            "together (about 55 MB per 100,000, see docs/scaling.md); past it the least "
+            "together (about 76 MB per 100,000, see docs/scaling.md); past it the least "
             "recently used scope's index is dropped and rebuilt on its next use. null: no bound."
         ),
     )

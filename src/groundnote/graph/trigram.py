@@ -1,18 +1,17 @@
 """The in-memory recall index of DESIGN §8.0, one per scope file, kept in step with entity_fts.
 
-`entity_fts` is the durable index and the rebuild source; serving recall from it (the seed's
-OR of every trigram, ORDER BY rank) took 180 ms p95 at 100,000 entities. This index holds the
-same normalised texts with a trigram → seq posting array, an exact-text map, a map of lookup
-keys (initials, and first initial + last name for persons) and how many entities hold each
-token (the scoring's frequency weights, issue 21), and answers in a few milliseconds. Beside
-them it holds every entity's current row (graph/current.py), so that resolve orders and
-answers without reading the store. It is built on first use and kept in step by the store's
-change record (`store.changes`): every write of entity_fts and every new entity version
-(`note_version`) records the entity's seq in the same transaction, and every read of the index
-first re-reads the seqs recorded since the index last looked, whichever process committed
-them. Both run under the
-index lock on the file's snapshot connection, so the index only ever holds committed rows, a
-rolled back write never reaches it, and a write transaction (which holds the file's write
+`entity_fts` is the durable index and the rebuild source; serving recall from it (the seed's OR
+of every trigram, ORDER BY rank) took 180 ms p95 at 100,000 entities. This index holds the same
+normalised texts with a trigram → seq posting array, an exact-text map, a map of lookup keys
+(initials, and first initial + last name for persons) and how many entities hold each token
+(the scoring's frequency weights, issue 21), and answers in a few milliseconds. Beside them it
+holds every entity's current row (graph/current.py), so that resolve orders and answers without
+reading the store. It is built on first use and kept in step by the store's change record
+(`store.changes`): every write of entity_fts and every new entity version (`note_version`)
+records the entity's seq in the same transaction, and every read of the index first re-reads
+the seqs recorded since the index last looked, whichever process committed them. Both run under
+the index lock on the file's snapshot connection, so the index only ever holds committed rows,
+a rolled back write never reaches it, and a write transaction (which holds the file's write
 lock) checks duplicates against the latest committed state.
 
 A process holds the indexes of the scopes in use within a budget of entities
