@@ -36,6 +36,7 @@ from groundnote.store.gate import WriteGate
 from groundnote.store.sql import Backend, Connection
 
 __all__ = [
+    "CHANGE_BOUNDS_SQL",
     "DEFAULT_BUSY_TIMEOUT",
     "Apply",
     "Database",
@@ -105,6 +106,16 @@ def busy(label: str, waited: float) -> Busy:
 
 #: What a follower does once the COMMIT it read ahead of has succeeded.
 Apply = Callable[[], None]
+
+#: The newest seq of the change record (0 when empty) and its oldest (NULL). Two scalar
+#: subqueries, because SQLite answers max() or min() alone from the key's ends but scans the
+#: table for both in one SELECT: 7 ms at the 100,000 rows a busy record keeps, paid by every
+#: catch-up and by every write a resolve index follows (SQLite creates at 100,000 entities ran
+#: 45 instead of 500 per second).
+CHANGE_BOUNDS_SQL = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM change_record) AS newest, "
+    "(SELECT min(seq) FROM change_record) AS oldest"
+)
 
 
 class Follower(Protocol):
@@ -199,9 +210,7 @@ class Database(ABC):
         change record (0 and None when it is empty). The version is read first: a commit in
         between then only makes the caller catch up once more, never miss it."""
         version = self.data_version_in(conn)
-        newest, oldest = conn.execute(
-            "SELECT coalesce(max(seq), 0), min(seq) FROM change_record"
-        ).fetchone()
+        newest, oldest = conn.execute(CHANGE_BOUNDS_SQL).fetchone()
         return version, newest, oldest
 
     def changes_since(

@@ -68,6 +68,7 @@ from groundnote.config import ConfigError
 from groundnote.domain.cancel import check_before_commit
 from groundnote.store import citus, tenancy
 from groundnote.store.database import (
+    CHANGE_BOUNDS_SQL,
     DEFAULT_BUSY_TIMEOUT,
     Database,
     busy,
@@ -944,9 +945,7 @@ class PostgresDatabase(Database):
 
     def change_bounds_in(self, conn: Connection) -> tuple[int, int, int | None]:
         """The version is the newest seq: one query gives all three."""
-        newest, oldest = conn.execute(
-            "SELECT coalesce(max(seq), 0), min(seq) FROM change_record"
-        ).fetchone()
+        newest, oldest = conn.execute(CHANGE_BOUNDS_SQL).fetchone()
         return newest, newest, oldest
 
     def changes_since(

@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from groundnote.store.database import Database
+from groundnote.store.database import CHANGE_BOUNDS_SQL, Database
 from groundnote.store.home import Subsystem
 from groundnote.store.migrations import load_migrations
 from groundnote.store.sql import Connection, Cursor
@@ -136,9 +136,8 @@ class Watch:
             return None
         # The bounds on every row, with a ref or none: one statement.
         rows = conn.prefetch(
-            "SELECT b.newest, b.oldest, c.ref FROM (SELECT coalesce(max(seq), 0) AS newest, "
-            "min(seq) AS oldest FROM change_record) b LEFT JOIN (SELECT DISTINCT ref FROM "
-            "change_record WHERE seq > ? AND kind = ?) c ON 1 = 1",
+            f"SELECT b.newest, b.oldest, c.ref FROM ({CHANGE_BOUNDS_SQL}) b LEFT JOIN (SELECT "
+            "DISTINCT ref FROM change_record WHERE seq > ? AND kind = ?) c ON 1 = 1",
             (seen, kind),
         )
         return Ahead(self, seen, rows)
