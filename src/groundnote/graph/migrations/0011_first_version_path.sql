@@ -1,0 +1,5 @@
+-- graph/0011: nothing changes on SQLite. The PostgreSQL twin lets a statement that adds only
+-- first versions (an entity_create, an import's first pass) mark its entities as waiting
+-- without asking what waited before, and reads an entity's newest version once in the
+-- version rules instead of twice. SQLite's row triggers ask each of these in one indexed
+-- lookup already.
