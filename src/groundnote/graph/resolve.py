@@ -151,7 +151,7 @@ def resolve_key(
         {t for texts in found_texts.values() for x in texts for t in x.split()} | set(key.split())
     )
     total, counts = index.token_counts(tokens)
-    scorer = Key(key, weights(total, zip(tokens, counts, strict=True)))
+    scorer = Key(key, weights(total, zip(tokens, counts, strict=True)), floor=min_score)
     ranked = _in_order(scorer, found_texts, min_score)
     scored: list[tuple[float, str, int]] = []
 
