@@ -343,7 +343,8 @@ class TrigramIndex:
         """How many of `grams` each seq holds; None when no entity holds any."""
         # An entity holds each gram at most once, so a count fits a byte for keys of fewer
         # than 256 trigrams (the 200 characters allowed give 198); byte-wide passes are the
-        # cheapest. For the same reason a list's seqs are distinct and one `+= 1` counts them.
+        # cheapest. For the same reason the sparse lists' count of a seq, added into its byte,
+        # never passes the number of grams.
         counts: npt.NDArray[np.unsignedinteger[Any]] = np.zeros(
             len(self._sizes), dtype=np.uint8 if len(grams) < 256 else np.uint16
         )
