@@ -21,12 +21,10 @@ DECLARE
   deltas bigint[] := '{}';
   entity_keys text[];
   firsts boolean := true;
-  seen boolean := false;
   waiting_ids text[] := '{}';
   waiting_ats text[] := '{}';
 BEGIN
   FOR r IN SELECT id, version, type, parent_id, status, channel, changed_at FROM added LOOP
-    seen := true;
     IF r.version = 1 THEN
       IF r.channel IN ('mcp','api')
          AND NOT EXISTS (SELECT 1 FROM review WHERE target = 'entity/' || r.id || '@1') THEN
@@ -54,9 +52,6 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  IF NOT seen THEN
-    RETURN NULL;
-  END IF;
   PERFORM tally_apply(names, deltas);
   IF firsts THEN
     IF cardinality(waiting_ids) > 0 THEN
