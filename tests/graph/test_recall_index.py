@@ -12,7 +12,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from groundnote.domain.errors import GroundnoteError
-from groundnote.graph import trigram
+from groundnote.graph import entities, trigram
 from groundnote.graph.entities import Author, create_entity
 from groundnote.graph.fts import put_text, remove_text
 from groundnote.graph.normalize import TITLES, initials, normalize, person_key, trigrams
@@ -20,6 +20,7 @@ from groundnote.graph.resolve import DUPLICATE_SCORE, MIN_SCORE, recall, score_t
 from groundnote.graph.trigram import TrigramIndex, index_for
 from groundnote.runtime import Runtime
 from tests.conftest import Call
+from tests.graph.helpers import archive
 
 WORDS = ["vertrieb", "nord", "sued", "projekt", "polarstern", "mueller", "bau", "nordwerk"]
 
@@ -365,7 +366,12 @@ def test_equal_scores_order_by_depth_across_batches(call: Call) -> None:
     assert [c["id"] for c in out["candidates"]] == made[:5]
 
 
-def test_literal_duplicate_within_one_transaction(runtime: Runtime, call: Call) -> None:
+@pytest.mark.parametrize("similar_check", [True, False])
+def test_literal_duplicate_within_one_transaction(
+    runtime: Runtime, call: Call, similar_check: bool
+) -> None:
+    # The index holds only what is committed: once the write added an entity, the store
+    # answers the literal check (with the similar check on, the index answers the first).
     call("graph.entity_create", scope="sales", type="organisation", name="Seed Org")
     db = runtime.home.scope_db("sales")
     index = index_for(db)
@@ -383,11 +389,50 @@ def test_literal_duplicate_within_one_transaction(runtime: Runtime, call: Call) 
                 name=name,
                 aliases=[],
                 parent_id=None,
-                similar_check=False,
+                similar_check=similar_check,
             )
     assert exc.value.code == "duplicate-candidate"
     assert exc.value.body()["candidates"][0]["name"] == "Nordlicht Werke 42"
     assert len(index) == 1  # rolled back, never published
+
+
+def test_the_index_and_the_store_find_the_same_literal_duplicates(
+    runtime: Runtime, call: Call
+) -> None:
+    """The literal check asks the index where it holds everything committed, the store
+    otherwise: both must name the same entities, whatever the case, spacing, umlaut spelling
+    or legal form of the name, and leave out other parents, types and archived ones."""
+    made: dict[str, str] = {}
+    top = call("graph.entity_create", scope="sales", type="organisation", name="Müller Bau GmbH")
+    made["top"] = top["entity"]["id"]
+    for parent in (None, made["top"]):
+        for type, name in (("department", "Vertrieb Süd"), ("project", "Vertrieb Süd")):
+            out = call(
+                "graph.entity_create", scope="sales", type=type, name=name, parent_id=parent,
+                force=True, reason="each parent and type holds its own",
+            )  # fmt: skip
+            made[f"{parent}/{type}"] = out["entity"]["id"]
+    gone = call(
+        "graph.entity_create", scope="sales", type="department", name="Lager Ost",
+        parent_id=made["top"],
+    )  # fmt: skip
+    archive(runtime, "sales", gone["entity"]["id"])
+    asked = [
+        "Vertrieb Süd", "VERTRIEB SÜD", "  vertrieb süd ", "Vertrieb Sued", "Müller Bau GmbH",
+        "müller bau gmbh", "Müller Bau", "Lager Ost", "Vertrieb Nord",
+    ]  # fmt: skip
+    db = runtime.home.scope_db("sales")
+    index = index_for(db)
+    with db.write() as conn:
+        assert entities._index_holds_all(conn)
+        for name, parent, type in itertools.product(
+            asked, (None, made["top"]), ("department", "project", "organisation")
+        ):
+            held = entities._literal_held(index, parent, type, name, None)
+            stored = entities._literal_duplicates(conn, parent, type, name, None, index)
+            assert [(m.id, m.path) for m in held] == [(m.id, m.path) for m in stored], name
+    some = entities._literal_held(index, made["top"], "department", "vertrieb süd", None)
+    assert [m.id for m in some] == [made[f"{made['top']}/department"]]
 
 
 def test_one_edit_outranks_two_edits_in_the_typo_tier(call: Call) -> None:

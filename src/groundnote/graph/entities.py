@@ -30,7 +30,7 @@ from groundnote.graph.duplicates import similar_entities
 from groundnote.graph.normalize import normalize
 from groundnote.graph.queries import current, path_items, subtree_depth
 from groundnote.graph.resolve import Match
-from groundnote.graph.trigram import TrigramIndex, note_version
+from groundnote.graph.trigram import CHANGE_KIND, TrigramIndex, note_version
 from groundnote.store.dialect import dialect_of
 from groundnote.store.sql import Connection, Cursor, Row
 
@@ -191,6 +191,32 @@ def _ask_literal(
     )
 
 
+def _index_holds_all(conn: Connection) -> bool:
+    """Whether the recall index can answer for this write: it holds what is committed (it
+    catches up inside the write, whose lock keeps every other writer out), and this
+    transaction has written no entity yet, so what is committed is all there is."""
+    return conn.recorded is not None and CHANGE_KIND not in conn.recorded
+
+
+def _literal_held(
+    index: TrigramIndex, parent_id: str | None, type: str, name: str, exclude: str | None
+) -> list[Match]:
+    """`_literal_duplicates` from the index (`_index_holds_all`): an equal name has an equal
+    normalised form, whose entities the index holds by that form."""
+    folded = name.strip().casefold()
+    out = []
+    for _, held in sorted(index.current(index.exact(normalize(name))).items()):
+        if (
+            held.id != exclude
+            and held.type == type
+            and held.parent_id == parent_id
+            and held.status != "archived"
+            and held.name.strip().casefold() == folded
+        ):
+            out.append(Match.of(held, score=1.0, match="exact").place(held))
+    return out
+
+
 def _literal_found(conn: Connection, asked: Cursor, name: str, exclude: str | None) -> list[Match]:
     folded = name.strip().casefold()
     out = []
@@ -288,13 +314,21 @@ def create_entity(
     # (it refuses last): the index catches up before it answers, and its question for the data
     # version brings the other answers with it.
     parent = _ask_parent(conn, scope, parent_id)
-    literal = _ask_literal(conn, parent_id, type, name, index)
+    # The index answers the literal check as well where it may (a statement and, on
+    # PostgreSQL, a scan of names fewer); a bulk load leaves the index alone.
+    held = similar_check and _index_holds_all(conn)
+    literal = None if held else _ask_literal(conn, parent_id, type, name, index)
     next_seq = conn.prefetch("SELECT coalesce(max(seq), 0) + 1 FROM entity")
     overridden, similar = (
         _similar(index, type, [name, *aliases], None, parent_id) if similar_check else ([], [])
     )
     _check_depth(config, _parent_level(parent, scope, parent_id) + 1)
-    _refuse_literal(_literal_found(conn, literal, name, None), "under this parent")
+    _refuse_literal(
+        _literal_held(index, parent_id, type, name, None)
+        if literal is None
+        else _literal_found(conn, literal, name, None),
+        "under this parent",
+    )
     _refuse_similar(overridden, force, reason)
     seq = next_seq.fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)
