@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from rapidfuzz import fuzz
@@ -433,6 +434,37 @@ def test_the_index_and_the_store_find_the_same_literal_duplicates(
             assert [(m.id, m.path) for m in held] == [(m.id, m.path) for m in stored], name
     some = entities._literal_held(index, made["top"], "department", "vertrieb süd", None)
     assert [m.id for m in some] == [made[f"{made['top']}/department"]]
+
+
+def test_the_index_and_the_store_place_a_parent_alike(runtime: Runtime, call: Call) -> None:
+    """The parent check asks the index where it holds everything committed: the same level,
+    and the same refusal for an archived, a missing or a malformed parent."""
+    chain: list[str | None] = [None]
+    for depth in range(3):
+        out = call(
+            "graph.entity_create", scope="sales", type="department", name=f"Ebene {depth}",
+            parent_id=chain[-1],
+        )  # fmt: skip
+        chain.append(out["entity"]["id"])
+    archived = call("graph.entity_create", scope="sales", type="department", name="Alt")
+    archive(runtime, "sales", archived["entity"]["id"])
+    asked = [*chain, archived["entity"]["id"], "sales-e0999", "sales-e01", "sales-e", "sales-x1"]
+    db = runtime.home.scope_db("sales")
+    index = index_for(db)
+
+    def outcome(place: Callable[[], int]) -> int | str:
+        try:
+            return place()
+        except GroundnoteError as exc:
+            return exc.code
+
+    with db.write() as conn:
+        assert entities._index_holds_all(conn)
+        found = [outcome(lambda p=p: entities._held_parent_level(index, "sales", p)) for p in asked]
+        stored = [outcome(lambda p=p: entities._check_parent(conn, "sales", p)) for p in asked]
+    assert found == stored
+    assert found[:4] == [0, 1, 2, 3]
+    assert found[4:] == ["parent-archived", *["reference-unknown"] * 3, "scope-mismatch"]
 
 
 def test_one_edit_outranks_two_edits_in_the_typo_tier(call: Call) -> None:

@@ -116,8 +116,7 @@ def _ask_parent(conn: Connection, scope: str, parent_id: str | None) -> Cursor |
     """Send the question `_parent_level` answers (None: the top level, nothing to ask)."""
     if parent_id is None:
         return None
-    if scope_of(parent_id) != scope:
-        raise ScopeMismatch(f"The parent {parent_id} belongs to another scope than {scope}.")
+    _check_parent_scope(scope, parent_id)
     # The parent and its level in one statement.
     return conn.prefetch(
         "SELECT k.name, k.status, (SELECT count(*) FROM entity_closure c "
@@ -126,10 +125,33 @@ def _ask_parent(conn: Connection, scope: str, parent_id: str | None) -> Cursor |
     )
 
 
+def _check_parent_scope(scope: str, parent_id: str) -> None:
+    if scope_of(parent_id) != scope:
+        raise ScopeMismatch(f"The parent {parent_id} belongs to another scope than {scope}.")
+
+
 def _parent_level(asked: Cursor | None, scope: str, parent_id: str | None) -> int:
     if asked is None:
         return 0
-    row = asked.fetchone()
+    return _placed_parent(asked.fetchone(), scope, parent_id)
+
+
+def _held_parent_level(index: TrigramIndex, scope: str, parent_id: str | None) -> int:
+    """`_parent_level` from the index (`_index_holds_all`): it holds every entity's current
+    row, archived ones too, by the seq its id ends in."""
+    if parent_id is None:
+        return 0
+    _check_parent_scope(scope, parent_id)
+    _, _, digits = parent_id.rpartition("-e")
+    held = index.current([int(digits)]).get(int(digits)) if digits.isdigit() else None
+    found = None
+    if held is not None and held.id == parent_id:
+        found = {"name": held.name, "status": held.status, "level": held.level}
+    return _placed_parent(found, scope, parent_id)
+
+
+def _placed_parent(row: Row | dict[str, Any] | None, scope: str, parent_id: str | None) -> int:
+    """The level the parent sits on (1 at the top level) once it may take children."""
     if row is None:
         raise ReferenceUnknown(
             f"The parent {parent_id} does not exist in scope {scope}.",
@@ -310,26 +332,29 @@ def create_entity(
     benchmark's generator): the literal duplicate check and every database check still run."""
     _check_type(config, type)
     # The checks' questions go out together, then are answered in §4's order: on PostgreSQL
-    # one round trip for all of them instead of one each. The similar check is computed first
-    # (it refuses last): the index catches up before it answers, and its question for the data
-    # version brings the other answers with it.
-    parent = _ask_parent(conn, scope, parent_id)
-    # The index answers the literal check as well where it may (a statement and, on
-    # PostgreSQL, a scan of names fewer); a bulk load leaves the index alone.
+    # one round trip for all of them instead of one each. The index answers the parent's and
+    # the literal check as well where it may (two statements fewer, one of them a scan of
+    # names on PostgreSQL); a bulk load leaves the index alone.
     held = similar_check and _index_holds_all(conn)
+    parent = None if held else _ask_parent(conn, scope, parent_id)
     literal = None if held else _ask_literal(conn, parent_id, type, name, index)
     next_seq = conn.prefetch("SELECT coalesce(max(seq), 0) + 1 FROM entity")
-    overridden, similar = (
-        _similar(index, type, [name, *aliases], None, parent_id) if similar_check else ([], [])
+    if similar_check:
+        # Caught up before this write adds rows of its own, which the index must not take
+        # for committed ones; its question for the data version brings the other answers.
+        index.warm()
+    level = (
+        _held_parent_level(index, scope, parent_id)
+        if held
+        else _parent_level(parent, scope, parent_id)
     )
-    _check_depth(config, _parent_level(parent, scope, parent_id) + 1)
+    _check_depth(config, level + 1)
     _refuse_literal(
         _literal_held(index, parent_id, type, name, None)
         if literal is None
         else _literal_found(conn, literal, name, None),
         "under this parent",
     )
-    _refuse_similar(overridden, force, reason)
     seq = next_seq.fetchone()[0]
     entity_id = format_seq_id(scope, "e", seq)
     conn.execute(
@@ -356,6 +381,13 @@ def create_entity(
     )
     closure.on_create(conn, entity_id, parent_id)
     fts.add_text(conn, seq, name, _unique(aliases))
+    # The similar check, which refuses last, is computed once the rows are on their way: on
+    # PostgreSQL the database writes them meanwhile, where it had waited for the check. A
+    # refusal rolls them back with the write.
+    overridden, similar = (
+        _similar(index, type, [name, *aliases], None, parent_id) if similar_check else ([], [])
+    )
+    _refuse_similar(overridden, force, reason)
     return Written(
         seq=seq,
         id=entity_id,
