@@ -71,6 +71,12 @@ def scope_of(entity_id: str) -> str:
     return entity_id.rsplit("-e", 1)[0]
 
 
+def _seq_of(entity_id: str) -> int | None:
+    """The seq an entity id ends in (the store holds them equal); None for no entity id."""
+    _, _, digits = entity_id.rpartition("-e")
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
 def candidate(match: Match) -> dict[str, Any]:
     return {
         "id": match.id,
@@ -133,7 +139,9 @@ def _check_parent_scope(scope: str, parent_id: str) -> None:
 def _parent_level(asked: Cursor | None, scope: str, parent_id: str | None) -> int:
     if asked is None:
         return 0
-    return _placed_parent(asked.fetchone(), scope, parent_id)
+    row = asked.fetchone()
+    found = None if row is None else _Parent(row["name"], row["status"], row["level"])
+    return _placed_parent(found, scope, parent_id)
 
 
 def _held_parent_level(index: TrigramIndex, scope: str, parent_id: str | None) -> int:
@@ -142,29 +150,35 @@ def _held_parent_level(index: TrigramIndex, scope: str, parent_id: str | None) -
     if parent_id is None:
         return 0
     _check_parent_scope(scope, parent_id)
-    _, _, digits = parent_id.rpartition("-e")
-    held = index.current([int(digits)]).get(int(digits)) if digits.isdigit() else None
+    seq = _seq_of(parent_id)
+    held = None if seq is None else index.current([seq]).get(seq)
     found = None
     if held is not None and held.id == parent_id:
-        found = {"name": held.name, "status": held.status, "level": held.level}
+        found = _Parent(held.name, held.status, held.level)
     return _placed_parent(found, scope, parent_id)
 
 
-def _placed_parent(row: Row | dict[str, Any] | None, scope: str, parent_id: str | None) -> int:
-    """The level the parent sits on (1 at the top level) once it may take children."""
-    if row is None:
+@dataclass(frozen=True)
+class _Parent:
+    name: str
+    status: str
+    level: int  # 1 at the top level
+
+
+def _placed_parent(found: _Parent | None, scope: str, parent_id: str | None) -> int:
+    """The level the parent sits on once it may take children."""
+    if found is None:
         raise ReferenceUnknown(
             f"The parent {parent_id} does not exist in scope {scope}.",
             remedy="Find the parent with entity_resolve or entity_tree and use its id.",
             next=[{"tool": "entity_tree", "why": "find the parent"}],
         )
-    if row["status"] == "archived":
+    if found.status == "archived":
         raise ParentArchived(
-            f"The parent {parent_id} ({row['name']}) is archived and takes no children.",
+            f"The parent {parent_id} ({found.name}) is archived and takes no children.",
             next=[{"tool": "entity_resolve", "why": "find an active parent"}],
         )
-    found: int = row["level"]
-    return found
+    return found.level
 
 
 def _check_depth(config: GraphConfig, deepest: int) -> None:
