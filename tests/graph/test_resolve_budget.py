@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import random
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -167,3 +168,31 @@ def test_a_failed_read_still_empties_the_scopes_it_pushed_out(
         south.texts_of(42)  # type: ignore[arg-type]
     assert (north.built, south.built) == (False, True)
     assert held_entities() == PER_SCOPE
+
+
+def test_an_index_collected_while_the_budget_is_counted_leaves_the_count_and_the_process_alive() -> (
+    None
+):
+    """The collector runs wherever an allocation triggers it, inside the count's lock too: an
+    index dropped in a reference cycle then takes its leave (the weakref's callback) in the
+    same thread, under the lock already held."""
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    held = trigram._Held()
+    gone = Cycle()
+    held.used(gone, 7)  # type: ignore[arg-type]
+    assert held.total() == 7
+
+    def collect_under_the_lock() -> None:
+        with held._lock:
+            gc.collect()
+
+    del gone
+    worker = threading.Thread(target=collect_under_the_lock, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "the weakref's callback waited for a lock its thread held"
+    assert held.total() == 0

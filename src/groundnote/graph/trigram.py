@@ -478,7 +478,10 @@ class _Held:
     index's lock; never takes an index's lock itself."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: an index dropped in a reference cycle is collected wherever the collector
+        # happens to run, within `used` too, and its weakref's callback (`_gone`) then takes
+        # this lock again in the same thread (a plain lock hung the process there).
+        self._lock = threading.RLock()
         self._sizes: OrderedDict[int, tuple[weakref.ref[TrigramIndex], int]] = OrderedDict()
         self._total = 0
         self.budget: int | None = None
