@@ -9,8 +9,9 @@ as on SQLite.
 Placeholders: subsystem SQL is written once with `?` or `:name`; `numbered` turns them into
 PostgreSQL's `$1`, `$2`, … for a statement bound server-side, and `translate` into psycopg's
 `%s` / `%(name)s` for one bound client-side (both leave quoted text, identifiers, comments and
-`$$` bodies alone; `translate` doubles a literal `%`). An empty list `IN ()` (SQLite takes it: nothing is in it) becomes
-`IN (SELECT NULL WHERE false)`, which PostgreSQL takes with the same meaning, NOT IN included.
+`$$` bodies alone; `translate` doubles a literal `%`). An empty list `IN ()` (SQLite takes it:
+nothing is in it) becomes `IN (SELECT NULL WHERE false)`, which PostgreSQL takes with the same
+meaning, NOT IN included.
 
 Parameters are bound server-side and a statement run often on a connection is prepared
 (psycopg's default): planning the graph's joins was two thirds of an entity_create (measured
@@ -56,7 +57,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 import psycopg
 import psycopg.errors
@@ -144,12 +145,17 @@ def numbered(sql: str) -> tuple[str, tuple[str, ...]]:
     order of their numbers (empty for `?`). `IN ()` as `translate` writes it.
 
     psycopg parses a `%s` statement's text in Python on every run, and caches the parse only
-    for statements of at most 50 parameters, which a page's IN lists pass (64 seqs: a fifth
-    of a search's client time); a statement in `$k` form it sends as it is."""
+    for statements of at most 50 parameters, which a page's IN lists pass (64 seqs: 0.49 ms
+    for a search's heads statement against 0.28 ms in `$k` form, which psycopg sends as it
+    is)."""
     return _rewritten(sql, "numbered")
 
 
-def _rewritten(sql: str, style: str | None) -> tuple[str, tuple[str, ...]]:
+def _rewritten(
+    sql: str, style: Literal["format", "numbered"] | None
+) -> tuple[str, tuple[str, ...]]:
+    """`sql` with its placeholders in `style` (None: left as they are), and the names of
+    `:name` placeholders in the order of their numbers (`numbered` only)."""
     out: list[str] = []
     names: dict[str, int] = {}
     positional = 0
