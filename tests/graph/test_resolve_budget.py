@@ -170,9 +170,7 @@ def test_a_failed_read_still_empties_the_scopes_it_pushed_out(
     assert held_entities() == PER_SCOPE
 
 
-def test_an_index_collected_while_the_budget_is_counted_leaves_the_count_and_the_process_alive() -> (
-    None
-):
+def test_an_index_collected_under_the_budgets_lock_leaves_the_process_alive() -> None:
     """The collector runs wherever an allocation triggers it, inside the count's lock too: an
     index dropped in a reference cycle then takes its leave (the weakref's callback) in the
     same thread, under the lock already held."""

@@ -61,5 +61,9 @@ def test_a_page_sized_in_list_and_named_values_bind_on_the_server(
             assert [tuple(r) for r in rows] == [
                 (seq, True) for seq in sorted(set(values)) if seq > 30
             ]
-        positional = conn.execute(f"SELECT count(*) FROM entity WHERE seq IN ({marks})", values)
-        assert positional.fetchone()[0] == 0
+        positional = conn.execute(
+            f"SELECT v FROM (VALUES (1), (41), (100023), (7)) AS t (v) WHERE v IN ({marks}) "
+            "ORDER BY v",
+            values,
+        )
+        assert [row[0] for row in positional.fetchall()] == [1, 7, 100_023]
