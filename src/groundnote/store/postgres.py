@@ -55,7 +55,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from typing import Any, Literal
 
@@ -316,6 +316,10 @@ def _in_order(values: Parameters, names: tuple[str, ...]) -> Parameters:
     return values
 
 
+def _as_given(values: Parameters) -> Parameters:
+    return values
+
+
 _PARAMETER_TESTED = re.compile(
     r"(\?|(?<!:):[A-Za-z_][A-Za-z0-9_]*)\s+IS\s+(NOT\s+)?NULL", re.IGNORECASE
 )
@@ -437,13 +441,8 @@ class PgConnection:
                 cursor.execute(translate(sql, bound=False), prepare=_worth_preparing(sql))
             else:
                 values, has_none = _values(parameters)
-                if (has_none and not _inserts_values(sql)) or _tests_a_parameter(sql):
-                    cursor = psycopg.ClientCursor(self.raw)
-                    cursor.execute(translate(sql), values, prepare=_worth_preparing(sql))
-                else:
-                    text, names = numbered(sql)
-                    cursor = psycopg.RawCursor(self.raw)
-                    cursor.execute(text, _in_order(values, names), prepare=_worth_preparing(sql))
+                cursor, text, order = self._binding(sql, has_none)
+                cursor.execute(text, order(values), prepare=_worth_preparing(sql))
         except psycopg.Error as exc:
             raise mapped(exc) from exc
         return cursor if self.pipeline is None else _Deferred(self, cursor, self.pipeline)
@@ -454,20 +453,23 @@ class PgConnection:
 
     def executemany(self, sql: str, parameters: Iterable[Parameters], /) -> Cursor:
         rows = [_values(p) for p in parameters]
-        client = (any(none for _, none in rows) and not _inserts_values(sql)) or (
-            _tests_a_parameter(sql)
-        )
+        cursor, text, order = self._binding(sql, any(none for _, none in rows))
         try:
-            if client:
-                cursor: Any = psycopg.ClientCursor(self.raw)
-                cursor.executemany(translate(sql), [values for values, _ in rows])
-            else:
-                text, names = numbered(sql)
-                cursor = psycopg.RawCursor(self.raw)
-                cursor.executemany(text, [_in_order(values, names) for values, _ in rows])
+            cursor.executemany(text, [order(values) for values, _ in rows])
         except psycopg.Error as exc:
             raise mapped(exc) from exc
         return cursor if self.pipeline is None else _Deferred(self, cursor, self.pipeline)
+
+    def _binding(
+        self, sql: str, has_none: bool
+    ) -> tuple[Any, str, Callable[[Parameters], Parameters]]:
+        """The cursor, the statement's text and the ordering of its values: bound client-side
+        (NULL inline) where the server could not type a parameter (see the module docstring),
+        else server-side in `$k` form (`numbered`)."""
+        if (has_none and not _inserts_values(sql)) or _tests_a_parameter(sql):
+            return psycopg.ClientCursor(self.raw), translate(sql), _as_given
+        text, names = numbered(sql)
+        return psycopg.RawCursor(self.raw), text, partial(_in_order, names=names)
 
     def sync(self) -> None:
         """Wait for every statement sent so far; raise the first error among them."""
